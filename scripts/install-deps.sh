@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and tests need, only when something is missing.
+# Safe to run repeatedly; does nothing on a machine that already has everything.
+set -euo pipefail
+pkgs=(g++ make cmake ninja-build libgtest-dev googletest maven openjdk-17-jdk-headless python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "candor: installing missing packages: ${missing[*]}" >&2
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
