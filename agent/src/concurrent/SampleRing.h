@@ -1,0 +1,81 @@
+// A bounded multi-producer, single-consumer ring of preallocated sample slots.
+//
+// Producers are signal handlers on any thread; the consumer is the writer thread. The design is
+// Dmitry Vyukov's bounded queue (each slot carries a sequence number), reduced to one consumer:
+//
+//   slot.seq == pos            the slot is free for the producer that claims index `pos`
+//   slot.seq == pos + 1        the slot holds a published sample for the consumer at `pos`
+//   slot.seq == pos + capacity the consumer released it; free for the producer at pos + capacity
+//
+// Ordering argument. A producer claims `pos` by CAS on `tail_` (relaxed: the CAS only arbitrates
+// between producers; it publishes nothing). It then fills the slot with plain stores and
+// publishes with so(seq, pos + 1) (release). The consumer reads lv(seq) (acquire); seeing pos + 1
+// makes every store the producer made before the release visible, so the frames are complete.
+// The consumer hands the slot back with so(seq, pos + capacity); a producer's lv(seq) observing
+// that value happens-after the consumer's last read of the slot, so overwrites cannot tear a
+// sample still being read. A producer that finds seq < pos sees a slot the consumer has not
+// released yet: the ring is full and the sample is dropped (counted by the caller), never waited
+// for — a signal handler must not block.
+//
+// A claimed slot that is not yet published stops the consumer at that index until the producer
+// publishes it. Producers are signal handlers that run to completion, so this wait is bounded by
+// one stack walk. The memory comes from mmap: pages are touched only when a deep stack needs them.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "concurrent/Ordering.h"
+#include "jvm/AsgctTypes.h"
+
+namespace candor {
+
+struct SampleSlot {
+  std::atomic<uint64_t> seq;
+  int32_t tid;
+  int32_t numFrames;     // > 0: frames recorded; <= 0: an AGCT error code or a candor failure code
+  uint64_t timeNs;       // CLOCK_MONOTONIC at the tick
+  ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
+};
+
+class SampleRing {
+ public:
+  // capacity must be a power of two (else ok() is false); depth is the frames a slot holds.
+  SampleRing(uint32_t capacity, uint32_t depth);
+  ~SampleRing();
+  SampleRing(const SampleRing&) = delete;
+  SampleRing& operator=(const SampleRing&) = delete;
+
+  bool ok() const { return base_ != nullptr; }
+  uint32_t capacity() const { return capacity_; }
+  uint32_t depth() const { return depth_; }
+
+  // Signal-handler path: returns a slot owned by the caller, or nullptr when the ring is full.
+  SampleSlot* tryClaim_signalSafe();
+  // Signal-handler path: makes a claimed slot visible to the consumer.
+  void publish_signalSafe(SampleSlot* slot);
+
+  // Consumer side (one thread only): the next published slot, or nullptr if none is ready.
+  SampleSlot* peek();
+  // Consumer side: returns the slot obtained from peek() to the producers.
+  void release(SampleSlot* slot);
+
+  // Consumer side: samples published but not yet consumed (approximate while producers run).
+  uint64_t backlog() const;
+
+ private:
+  SampleSlot* slotAt(uint64_t pos) const {
+    return reinterpret_cast<SampleSlot*>(base_ + (pos & mask_) * stride_);
+  }
+
+  uint32_t capacity_;
+  uint32_t depth_;
+  uint64_t mask_;
+  size_t stride_;
+  size_t bytes_;
+  char* base_;
+  alignas(64) std::atomic<uint64_t> tail_{0};  // next index a producer claims
+  alignas(64) uint64_t head_{0};               // next index the consumer reads (consumer-owned)
+};
+
+}  // namespace candor

@@ -1,0 +1,276 @@
+#include "control/Options.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+
+namespace candor {
+
+namespace {
+
+struct OptionSpec {
+  const char* name;
+  bool takesValue;
+  const char* help;
+};
+
+const OptionSpec kSpecs[] = {
+    {"start", false, "start profiling now (at load, or when attached)"},
+    {"stop", false, "stop profiling and write the outputs (agent already loaded)"},
+    {"dump", false, "write the outputs without stopping (agent already loaded)"},
+    {"status", false, "print counters of the running profiler (agent already loaded)"},
+    {"help", false, "print this help and do nothing else"},
+    {"event", true, "cpu | ctimer | itimer (default cpu: perf_events CPU clock per thread)"},
+    {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms)"},
+    {"file", true, "output file; .html, .collapsed or .txt by extension; may repeat"},
+    {"stats", true, "write counters as JSON to this file"},
+    {"signal", true, "signal for cpu/ctimer: name or number (default SIGVTALRM)"},
+    {"jitter", true, "randomize each interval by up to +-PCT percent (default 0)"},
+    {"allthreads", false, "also sample GC, compiler and other JVM threads"},
+    {"threads", false, "split stacks by thread"},
+    {"lines", false, "add :line to Java frames"},
+    {"depth", true, "maximum frames per stack (default 2048)"},
+    {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
+    {"title", true, "title of the HTML flame graph"},
+    {"quiet", false, "no candor: log lines except errors"},
+};
+
+const OptionSpec* findSpec(const std::string& name) {
+  for (const auto& s : kSpecs) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); j++) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); j++) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string unknownOption(const std::string& name) {
+  const char* best = nullptr;
+  size_t bestDistance = 3;  // suggest only close matches
+  for (const auto& s : kSpecs) {
+    size_t d = editDistance(name, s.name);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = s.name;
+    }
+  }
+  std::string msg = "unknown option '" + name + "'";
+  if (best != nullptr) msg += std::string(" (did you mean '") + best + "'?)";
+  else msg += " (use 'help' to list the options)";
+  return msg;
+}
+
+bool parseUint(const std::string& text, uint64_t max, uint64_t* out) {
+  if (text.empty() || text.size() > 19) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v > max) return false;
+  *out = v;
+  return true;
+}
+
+struct SignalEntry {
+  const char* name;
+  int number;
+};
+const SignalEntry kSignals[] = {
+    {"SIGVTALRM", SIGVTALRM}, {"SIGPROF", SIGPROF}, {"SIGURG", SIGURG},   {"SIGUSR1", SIGUSR1},
+    {"SIGALRM", SIGALRM},     {"SIGWINCH", SIGWINCH}, {"SIGPWR", SIGPWR}, {"SIGXCPU", SIGXCPU},
+    // Known so that asking for them gets the right refusal (see reservedSignal).
+    {"SIGSEGV", SIGSEGV},     {"SIGBUS", SIGBUS},     {"SIGUSR2", SIGUSR2}, {"SIGQUIT", SIGQUIT},
+    {"SIGINT", SIGINT},       {"SIGTERM", SIGTERM},   {"SIGHUP", SIGHUP},   {"SIGIO", SIGIO},
+};
+
+// Signals the JVM (or the kernel) owns; candor must never take them.
+bool reservedSignal(int sig) {
+  switch (sig) {
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP: case SIGUSR2: case SIGQUIT:
+    case SIGHUP: case SIGINT: case SIGTERM: case SIGKILL: case SIGSTOP: case SIGPIPE: case SIGCHLD:
+    case SIGABRT: case SIGIO: case SIGCONT: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+const char* engineName(EngineKind e) {
+  switch (e) {
+    case EngineKind::kCpu: return "cpu";
+    case EngineKind::kCtimer: return "ctimer";
+    case EngineKind::kItimer: return "itimer";
+  }
+  return "?";
+}
+
+OutputFormat outputFormatOf(const std::string& path) {
+  auto ends = [&](const char* ext) {
+    size_t n = strlen(ext);
+    return path.size() > n && path.compare(path.size() - n, n, ext) == 0;
+  };
+  if (ends(".html") || ends(".htm")) return OutputFormat::kHtml;
+  if (ends(".collapsed") || ends(".folded")) return OutputFormat::kCollapsed;
+  if (ends(".txt")) return OutputFormat::kSummary;
+  if (ends(".json")) return OutputFormat::kStats;
+  return OutputFormat::kUnknown;
+}
+
+bool parseDuration(const std::string& text, int64_t* ns) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') digits++;
+  uint64_t value;
+  if (digits == 0 || !parseUint(text.substr(0, digits), 1'000'000'000'000ULL, &value)) return false;
+  std::string unit = text.substr(digits);
+  uint64_t scale;
+  if (unit.empty() || unit == "ns") scale = 1;
+  else if (unit == "us") scale = 1'000;
+  else if (unit == "ms") scale = 1'000'000;
+  else if (unit == "s") scale = 1'000'000'000;
+  else return false;
+  if (value == 0 || value > 3'600'000'000'000ULL / scale) return false;  // at most one hour
+  *ns = static_cast<int64_t>(value * scale);
+  return true;
+}
+
+int parseSignal(const std::string& text) {
+  uint64_t n;
+  if (parseUint(text, 64, &n)) return static_cast<int>(n);
+  std::string upper = text;
+  for (char& c : upper) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  if (upper.rfind("SIG", 0) != 0) upper = "SIG" + upper;
+  for (const auto& s : kSignals) {
+    if (upper == s.name) return s.number;
+  }
+  return 0;
+}
+
+const char* signalName(int sig) {
+  for (const auto& s : kSignals) {
+    if (s.number == sig) return s.name;
+  }
+  static thread_local char buf[16];
+  snprintf(buf, sizeof buf, "signal %d", sig);
+  return buf;
+}
+
+ParseResult parseOptions(const char* text) {
+  ParseResult r;
+  Options& o = r.options;
+  std::string all = text != nullptr ? text : "";
+  size_t pos = 0;
+  int commands = 0;
+  while (pos <= all.size()) {
+    size_t comma = all.find(',', pos);
+    if (comma == std::string::npos) comma = all.size();
+    std::string item = all.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const OptionSpec* spec = findSpec(name);
+    if (spec == nullptr) {
+      r.error = unknownOption(name);
+      return r;
+    }
+    if (spec->takesValue && eq == std::string::npos) {
+      r.error = "option '" + name + "' needs a value (" + spec->help + ")";
+      return r;
+    }
+    if (!spec->takesValue && eq != std::string::npos) {
+      r.error = "option '" + name + "' takes no value (got '" + value + "')";
+      return r;
+    }
+    auto bad = [&](const char* expected) {
+      r.error = "option '" + name + "' needs " + expected + " (got '" + value + "')";
+      return r;
+    };
+    if (name == "start") { o.command = Command::kStart; commands++; }
+    else if (name == "stop") { o.command = Command::kStop; commands++; }
+    else if (name == "dump") { o.command = Command::kDump; commands++; }
+    else if (name == "status") { o.command = Command::kStatus; commands++; }
+    else if (name == "help") { o.command = Command::kHelp; commands++; }
+    else if (name == "event") {
+      if (value == "cpu") o.engine = EngineKind::kCpu;
+      else if (value == "ctimer") o.engine = EngineKind::kCtimer;
+      else if (value == "itimer") o.engine = EngineKind::kItimer;
+      else return bad("one of cpu, ctimer, itimer");
+    } else if (name == "interval") {
+      if (!parseDuration(value, &o.intervalNs)) return bad("a duration such as 1ms, 500us or 10000000 (ns)");
+      if (o.intervalNs < 10'000) return bad("a duration of at least 10us");
+    } else if (name == "file") {
+      if (value.empty()) return bad("a path");
+      if (outputFormatOf(value) == OutputFormat::kUnknown) {
+        return bad("a path ending in .html, .collapsed, .txt or .json");
+      }
+      o.files.push_back(value);
+    } else if (name == "stats") {
+      if (value.empty()) return bad("a path");
+      o.statsFile = value;
+    } else if (name == "signal") {
+      int sig = parseSignal(value);
+      if (sig <= 0 || sig >= 65) return bad("a signal name such as SIGVTALRM or a number");
+      if (reservedSignal(sig)) return bad("a signal the JVM does not use (SIGVTALRM, SIGURG, SIGUSR1, SIGPWR...)");
+      o.signal = sig;
+    } else if (name == "jitter") {
+      uint64_t v;
+      if (!parseUint(value, 90, &v)) return bad("a percentage from 0 to 90");
+      o.jitterPct = static_cast<int>(v);
+    } else if (name == "depth") {
+      uint64_t v;
+      if (!parseUint(value, 65536, &v) || v == 0) return bad("a number of frames from 1 to 65536");
+      o.depth = static_cast<uint32_t>(v);
+    } else if (name == "ringsize") {
+      uint64_t v;
+      if (!parseUint(value, 1 << 20, &v) || v < 16 || (v & (v - 1)) != 0) {
+        return bad("a power of two from 16 to 1048576");
+      }
+      o.ringSize = static_cast<uint32_t>(v);
+    } else if (name == "title") o.title = value;
+    else if (name == "allthreads") o.allThreads = true;
+    else if (name == "threads") o.threads = true;
+    else if (name == "lines") o.lines = true;
+    else if (name == "quiet") o.quiet = true;
+  }
+  if (commands > 1) {
+    r.error = "give at most one of start, stop, dump, status, help";
+    return r;
+  }
+  if (o.engine == EngineKind::kItimer && o.signal != 0 && o.signal != SIGPROF) {
+    r.error = "option 'signal' cannot be used with event=itimer (setitimer always sends SIGPROF)";
+    return r;
+  }
+  r.ok = true;
+  return r;
+}
+
+std::string optionsHelp() {
+  std::string s = "candor agent options (comma-separated, name or name=value):\n";
+  for (const auto& spec : kSpecs) {
+    char line[160];
+    snprintf(line, sizeof line, "  %-11s %s\n", spec.takesValue ? (std::string(spec.name) + "=").c_str() : spec.name,
+             spec.help);
+    s += line;
+  }
+  s += "example: -agentpath:libcandor.so=start,event=cpu,interval=1ms,file=profile.html\n";
+  return s;
+}
+
+}  // namespace candor

@@ -1,0 +1,255 @@
+#include "control/Profiler.h"
+
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "control/Log.h"
+#include "control/ReportBuilder.h"
+#include "engine/CTimerEngine.h"
+#include "engine/ITimerEngine.h"
+#include "engine/PerfEngine.h"
+#include "engine/SignalHandler.h"
+#include "jvm/Jvm.h"
+#include "jvm/MethodPreloader.h"
+#include "output/CollapsedWriter.h"
+#include "output/HtmlWriter.h"
+#include "output/StatsWriter.h"
+#include "output/SummaryWriter.h"
+
+namespace candor {
+
+namespace {
+uint64_t clockNs(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+int currentTid() { return static_cast<int>(syscall(SYS_gettid)); }
+
+std::string threadName(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
+  jvmtiThreadInfo info = {};
+  if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return "?";
+  std::string name = info.name != nullptr ? info.name : "?";
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
+  if (env != nullptr) {
+    if (info.thread_group != nullptr) env->DeleteLocalRef(info.thread_group);
+    if (info.context_class_loader != nullptr) env->DeleteLocalRef(info.context_class_loader);
+  }
+  return name;
+}
+
+constexpr int kDrainPeriodMs = 5;
+constexpr int kRescanEvery = 200;  // drain steps between /proc scans for allthreads (~1 s)
+}  // namespace
+
+Profiler& Profiler::instance() {
+  static Profiler* p = new Profiler();  // never destroyed: JVMTI callbacks may outlive exit
+  return *p;
+}
+
+std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::string* why) {
+  int sig = options.signal != 0 ? options.signal : SIGVTALRM;
+  switch (options.engine) {
+    case EngineKind::kCpu: {
+      std::string perfWhy;
+      if (PerfEngine::available(&perfWhy)) return std::make_unique<PerfEngine>(sig);
+      logInfo("event=cpu is not available (%s); falling back to event=ctimer", perfWhy.c_str());
+      options_.engine = EngineKind::kCtimer;
+      return std::make_unique<CTimerEngine>(sig);
+    }
+    case EngineKind::kCtimer: return std::make_unique<CTimerEngine>(sig);
+    case EngineKind::kItimer: return std::make_unique<ITimerEngine>();
+  }
+  *why = "unknown engine";
+  return nullptr;
+}
+
+bool Profiler::start(const Options& options, std::string* why) {
+  std::lock_guard<std::mutex> lock(commandMutex_);
+  if (running_) {
+    *why = "profiling is already running; stop it first";
+    return false;
+  }
+  JNIEnv* env = Jvm::currentEnv();
+  if (env == nullptr || Jvm::jvmti() == nullptr) {
+    *why = "the JVM is not ready for profiling";
+    return false;
+  }
+  options_ = options;
+  engine_ = createEngine(options, why);
+  if (!engine_ || !SignalHandler::install(engine_->signal(), why)) return false;
+  auto ring = std::make_unique<SampleRing>(options.ringSize, options.depth);
+  if (!ring->ok()) {
+    *why = "cannot allocate the sample ring (ringsize x depth too large?)";
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> storeLock(storeMutex_);
+    ring_ = std::move(ring);
+    store_.clear();
+    accounting_.clear();
+    if (!resolver_) resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
+  }
+  sp(counters_.ticks, uint64_t(0));
+  sp(counters_.dropped, uint64_t(0));
+  walker_ = std::make_unique<AsgctWalker>(*ring_, counters_);
+  if (!engine_->start(options_, why)) return false;
+  registry_.clear();
+  registry_.begin(engine_.get());
+  startWallNs_ = clockNs(CLOCK_MONOTONIC);
+  startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
+  SignalHandler::activate(engine_.get(), walker_.get(), options_.jitterPct > 0);
+  running_ = true;
+  armLiveJavaThreads(env);
+  if (options_.allThreads) registry_.addAllProcessThreads();
+  writer_.start([this] { drainStep(); }, kDrainPeriodMs);
+  logInfo("profiling started: event=%s interval=%lldns signal=%s, %zu threads", engineName(options_.engine),
+          static_cast<long long>(options_.intervalNs), signalName(engine_->signal()), registry_.armedCount());
+  return true;
+}
+
+void Profiler::armLiveJavaThreads(JNIEnv* env) {
+  jvmtiEnv* jvmti = Jvm::jvmti();
+  jint count = 0;
+  jthread* threads = nullptr;
+  if (jvmti->GetAllThreads(&count, &threads) != JVMTI_ERROR_NONE) return;
+  int unknown = 0;
+  for (jint i = 0; i < count; i++) {
+    int tid = Jvm::osThreadId(env, threads[i]);
+    if (tid > 0) registry_.add(tid, threadName(jvmti, env, threads[i]), ThreadKind::kJava);
+    else unknown++;
+    env->DeleteLocalRef(threads[i]);
+  }
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(threads));
+  if (unknown > 0 && count > 0 && unknown == count) {
+    // Without VMStructs we can still sample the current thread and every thread started later.
+    registry_.add(currentTid(), "current", ThreadKind::kJava);
+    logInfo("cannot map running Java threads to OS threads; only threads started from now on are sampled");
+  }
+}
+
+void Profiler::onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
+  if (WriterThread::isCurrent()) return;
+  registry_.add(currentTid(), threadName(jvmti, env, thread), ThreadKind::kJava);
+}
+
+void Profiler::onThreadEnd() { registry_.remove(currentTid()); }
+
+void Profiler::drainLocked() {
+  accounting_.drain(*ring_);
+  // Resolve names now, while the classes of these methods are surely still loaded.
+  for (jmethodID m : store_.takeNewMethods()) resolver_->resolve(m);
+}
+
+void Profiler::drainStep() {
+  static int steps = 0;
+  {
+    std::lock_guard<std::mutex> lock(storeMutex_);
+    drainLocked();
+  }
+  if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
+}
+
+bool Profiler::stop(std::string* why) {
+  std::lock_guard<std::mutex> lock(commandMutex_);
+  if (!running_) {
+    *why = "profiling is not running";
+    return false;
+  }
+  SignalHandler::deactivate();  // after this no handler touches the ring
+  registry_.end();
+  engine_->stop();
+  writer_.stop();
+  endWallNs_ = clockNs(CLOCK_MONOTONIC);
+  endCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
+  running_ = false;
+  writeOutputs(true);
+  logInfo("profiling stopped");
+  return true;
+}
+
+bool Profiler::dump(std::string* why) {
+  std::lock_guard<std::mutex> lock(commandMutex_);
+  if (!running_) {
+    *why = "profiling is not running; nothing to dump";
+    return false;
+  }
+  endWallNs_ = clockNs(CLOCK_MONOTONIC);
+  endCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
+  writeOutputs(false);
+  return true;
+}
+
+std::string Profiler::status() {
+  std::lock_guard<std::mutex> lock(commandMutex_);
+  if (!running_) return "candor: idle";
+  std::lock_guard<std::mutex> storeLock(storeMutex_);
+  drainLocked();
+  char buf[512];
+  snprintf(buf, sizeof buf,
+           "candor: running event=%s signal=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
+           "failed=%llu dropped=%llu",
+           engineName(options_.engine), signalName(engine_->signal()), static_cast<long long>(options_.intervalNs),
+           (clockNs(CLOCK_MONOTONIC) - startWallNs_) / 1e9, registry_.armedCount(),
+           static_cast<unsigned long long>(lp(counters_.ticks)), static_cast<unsigned long long>(accounting_.recorded()),
+           static_cast<unsigned long long>(accounting_.failuresTotal()),
+           static_cast<unsigned long long>(lp(counters_.dropped)));
+  return buf;
+}
+
+void Profiler::onVMDeath() {
+  std::string why;
+  bool wasRunning;
+  {
+    std::lock_guard<std::mutex> lock(commandMutex_);
+    wasRunning = running_;
+  }
+  if (wasRunning) stop(&why);
+}
+
+void Profiler::writeOutputs(bool final) {
+  std::lock_guard<std::mutex> storeLock(storeMutex_);
+  drainLocked();
+  SessionTotals totals;
+  totals.dropped = lp(counters_.dropped);
+  // A final report counts every tick the handler saw; once stopped, all are in their buckets.
+  // A dump while running sums the buckets instead, since some ticks may still be in flight.
+  totals.ticks = final ? lp(counters_.ticks) : accounting_.recorded() + accounting_.failuresTotal() + totals.dropped;
+  totals.durationNs = endWallNs_ - startWallNs_;
+  totals.processCpuNs = endCpuNs_ - startCpuNs_;
+  totals.signal = engine_->signal();
+  ProfileReport report = buildReport(options_, totals, store_, accounting_, registry_.snapshot(), *resolver_);
+  report.preloadNs = MethodPreloader::initialNs();
+  report.classesPreloaded = MethodPreloader::initialClasses();
+  report.classPrepareNs = MethodPreloader::preparedNs();
+  report.classesPrepared = MethodPreloader::preparedClasses();
+
+  std::vector<std::string> files = options_.files;
+  if (files.empty() && options_.statsFile.empty()) files.push_back("candor-" + std::to_string(getpid()) + ".html");
+  if (!options_.statsFile.empty()) files.push_back(options_.statsFile);
+  for (const std::string& path : files) {
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) {
+      logError("cannot write %s: %s", path.c_str(), strerror(errno));
+      continue;
+    }
+    OutputFormat format = path == options_.statsFile ? OutputFormat::kStats : outputFormatOf(path);
+    switch (format) {
+      case OutputFormat::kHtml: writeHtml(report, out); break;
+      case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
+      case OutputFormat::kSummary: writeSummary(report, out); break;
+      case OutputFormat::kStats: writeStats(report, out); break;
+      case OutputFormat::kUnknown: break;
+    }
+    out.close();
+    if (!out) logError("writing %s failed: %s", path.c_str(), strerror(errno));
+    else logInfo("wrote %s", path.c_str());
+  }
+}
+
+}  // namespace candor

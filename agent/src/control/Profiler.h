@@ -1,0 +1,65 @@
+// The profiler's state machine: idle → running → idle, driven by `start`, `stop`, `dump` and
+// the JVM's lifecycle events. Owns one session's engine, ring, store and writer thread.
+#pragma once
+#include <jvmti.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "control/Options.h"
+#include "control/WriterThread.h"
+#include "engine/Engine.h"
+#include "engine/ThreadRegistry.h"
+#include "jvm/MethodResolver.h"
+#include "store/SampleAccounting.h"
+#include "store/TraceStore.h"
+#include "walk/AsgctWalker.h"
+
+namespace candor {
+
+class Profiler {
+ public:
+  static Profiler& instance();
+
+  // Commands; each returns false with a one-line reason in `why`.
+  bool start(const Options& options, std::string* why);
+  bool stop(std::string* why);
+  bool dump(std::string* why);
+  std::string status();
+
+  // JVMTI events.
+  void onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread);
+  void onThreadEnd();
+  void onVMDeath();
+
+ private:
+  Profiler() = default;
+  std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
+  void armLiveJavaThreads(JNIEnv* env);
+  void drainStep();         // writer thread: ring → store, resolve new methods
+  void drainLocked();
+  void writeOutputs(bool final);
+
+  std::mutex commandMutex_;  // serializes start/stop/dump/status
+  bool running_ = false;
+  Options options_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<SampleRing> ring_;
+  std::unique_ptr<AsgctWalker> walker_;
+  HandlerCounters counters_;
+  ThreadRegistry registry_;
+  WriterThread writer_;
+
+  std::mutex storeMutex_;  // the store, accounting and resolver: writer thread vs commands
+  TraceStore store_;
+  SampleAccounting accounting_{store_};
+  std::unique_ptr<MethodResolver> resolver_;
+
+  uint64_t startWallNs_ = 0;
+  uint64_t startCpuNs_ = 0;
+  uint64_t endWallNs_ = 0;
+  uint64_t endCpuNs_ = 0;
+};
+
+}  // namespace candor

@@ -1,0 +1,29 @@
+// The ordinary thread that keeps the ring drained: it wakes every few milliseconds, runs the
+// profiler's drain step, and is attached to the JVM (as a daemon) so that step may call JVMTI.
+#pragma once
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace candor {
+
+class WriterThread {
+ public:
+  // `step` runs on the writer thread every `periodMs` until stop().
+  void start(std::function<void()> step, int periodMs);
+  void stop();
+  // True on the writer thread: JVMTI ThreadStart for it must not arm a timer.
+  static bool isCurrent();
+
+ private:
+  void run();
+  std::function<void()> step_;
+  int periodMs_ = 5;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+};
+
+}  // namespace candor

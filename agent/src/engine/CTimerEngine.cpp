@@ -1,0 +1,67 @@
+#include "engine/CTimerEngine.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace candor {
+
+namespace {
+itimerspec periodic(long long ns, bool oneShot) {
+  itimerspec spec = {};
+  spec.it_value.tv_sec = ns / 1'000'000'000;
+  spec.it_value.tv_nsec = ns % 1'000'000'000;
+  if (!oneShot) spec.it_interval = spec.it_value;
+  return spec;
+}
+}  // namespace
+
+clockid_t threadCpuClock(int tid) {
+  // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) from the kernel's posix-timers.h.
+  return static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);
+}
+
+bool CTimerEngine::start(const Options& options, std::string* why) {
+  (void)why;
+  intervalNs_ = options.intervalNs;
+  jitterPct_ = options.jitterPct;
+  return true;
+}
+
+bool CTimerEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
+  sigevent sev = {};
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = signal_;
+  sev._sigev_un._tid = tid;
+  timer_t id;
+  if (syscall(__NR_timer_create, threadCpuClock(tid), &sev, &id) != 0) {
+    *why = std::string("timer_create: ") + strerror(errno);
+    return false;
+  }
+  // With jitter each expiry re-arms a one-shot timer from the handler.
+  itimerspec spec = periodic(jitteredInterval_signalSafe(intervalNs_, jitterPct_), jitterPct_ > 0);
+  if (syscall(__NR_timer_settime, id, 0, &spec, nullptr) != 0) {
+    *why = std::string("timer_settime: ") + strerror(errno);
+    syscall(__NR_timer_delete, id);
+    return false;
+  }
+  timer->timer = id;
+  timer->armed = true;
+  return true;
+}
+
+void CTimerEngine::disarmThread(ThreadTimer* timer) {
+  if (!timer->armed) return;
+  syscall(__NR_timer_delete, timer->timer);
+  timer->armed = false;
+}
+
+void CTimerEngine::rearm_signalSafe(const siginfo_t* info) {
+  // Raw syscalls: the kernel's timer id travels in si_timerid, and glibc's timer_t wrapper
+  // would not accept it.
+  itimerspec spec = periodic(jitteredInterval_signalSafe(intervalNs_, jitterPct_), true);
+  syscall(__NR_timer_settime, info->si_timerid, 0, &spec, nullptr);
+}
+
+}  // namespace candor

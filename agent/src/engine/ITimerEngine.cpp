@@ -1,0 +1,38 @@
+#include "engine/ITimerEngine.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/time.h>
+
+namespace candor {
+
+namespace {
+int setProfTimer(long long ns, bool oneShot) {
+  itimerval v = {};
+  v.it_value.tv_sec = ns / 1'000'000'000;
+  v.it_value.tv_usec = (ns % 1'000'000'000) / 1000;
+  if (!oneShot) v.it_interval = v.it_value;
+  return setitimer(ITIMER_PROF, &v, nullptr);
+}
+}  // namespace
+
+bool ITimerEngine::start(const Options& options, std::string* why) {
+  intervalNs_ = options.intervalNs;
+  jitterPct_ = options.jitterPct;
+  if (setProfTimer(jitteredInterval_signalSafe(intervalNs_, jitterPct_), jitterPct_ > 0) != 0) {
+    *why = std::string("setitimer: ") + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+void ITimerEngine::stop() {
+  itimerval off = {};
+  setitimer(ITIMER_PROF, &off, nullptr);
+}
+
+void ITimerEngine::rearm_signalSafe(const siginfo_t*) {
+  setProfTimer(jitteredInterval_signalSafe(intervalNs_, jitterPct_), true);
+}
+
+}  // namespace candor

@@ -1,0 +1,25 @@
+// `itimer`: the classic process-wide setitimer(ITIMER_PROF). SIGPROF goes to whichever thread
+// is running when the process's CPU timer expires; pending signals merge, so several busy
+// threads lose ticks, and the rate stops at the kernel tick.
+#pragma once
+#include "engine/Engine.h"
+
+namespace candor {
+
+class ITimerEngine : public Engine {
+ public:
+  EngineKind kind() const override { return EngineKind::kItimer; }
+  int signal() const override { return SIGPROF; }
+  bool perThread() const override { return false; }
+  bool start(const Options& options, std::string* why) override;
+  void stop() override;
+  bool armThread(int, ThreadTimer*, std::string*) override { return true; }
+  void disarmThread(ThreadTimer*) override {}
+  void rearm_signalSafe(const siginfo_t* info) override;
+
+ private:
+  long long intervalNs_ = 0;
+  int jitterPct_ = 0;
+};
+
+}  // namespace candor

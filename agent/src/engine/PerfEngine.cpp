@@ -1,0 +1,80 @@
+#include "engine/PerfEngine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace candor {
+
+namespace {
+int openCpuClock(int tid, long long periodNs) {
+  perf_event_attr attr = {};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = static_cast<__u64>(periodNs);
+  attr.disabled = 1;
+  // perf_event_paranoid=2 allows user-space-only events. Ticks that expire in the kernel are
+  // not delivered then; the next one in user space is.
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return static_cast<int>(syscall(__NR_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+}  // namespace
+
+bool PerfEngine::available(std::string* why) {
+  int fd = openCpuClock(0, 10'000'000);
+  if (fd < 0) {
+    *why = std::string("perf_event_open failed: ") + strerror(errno);
+    if (errno == EACCES || errno == EPERM) *why += " (see /proc/sys/kernel/perf_event_paranoid)";
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
+bool PerfEngine::start(const Options& options, std::string* why) {
+  intervalNs_ = options.intervalNs;
+  jitterPct_ = options.jitterPct;
+  return available(why);
+}
+
+bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
+  int fd = openCpuClock(tid, jitteredInterval_signalSafe(intervalNs_, jitterPct_));
+  if (fd < 0) {
+    *why = std::string("perf_event_open: ") + strerror(errno);
+    return false;
+  }
+  f_owner_ex owner = {F_OWNER_TID, tid};
+  if (fcntl(fd, F_SETOWN_EX, &owner) != 0 || fcntl(fd, F_SETSIG, signal_) != 0 ||
+      fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+    *why = std::string("cannot route perf signals to the thread: ") + strerror(errno);
+    close(fd);
+    return false;
+  }
+  ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  timer->fd = fd;
+  timer->armed = true;
+  return true;
+}
+
+void PerfEngine::disarmThread(ThreadTimer* timer) {
+  if (!timer->armed) return;
+  ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
+  close(timer->fd);
+  timer->fd = -1;
+  timer->armed = false;
+}
+
+void PerfEngine::rearm_signalSafe(const siginfo_t* info) {
+  // F_SETSIG signals carry the fd that overflowed; ioctl is async-signal-safe.
+  unsigned long long period = static_cast<unsigned long long>(jitteredInterval_signalSafe(intervalNs_, jitterPct_));
+  ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
+}  // namespace candor

@@ -1,0 +1,30 @@
+// `cpu`: a perf_events software CPU clock per thread. The kernel signals the owning thread on
+// every counter overflow (F_SETOWN_EX + F_SETSIG + O_ASYNC), so no mmap ring and no re-arm is
+// needed, and intervals below the 4 ms kernel tick are honoured (hrtimer-driven).
+#pragma once
+#include "engine/Engine.h"
+
+namespace candor {
+
+class PerfEngine : public Engine {
+ public:
+  explicit PerfEngine(int signal) : signal_(signal) {}
+  EngineKind kind() const override { return EngineKind::kCpu; }
+  int signal() const override { return signal_; }
+  bool perThread() const override { return true; }
+  bool start(const Options& options, std::string* why) override;
+  void stop() override {}
+  bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
+  void disarmThread(ThreadTimer* timer) override;
+  void rearm_signalSafe(const siginfo_t* info) override;
+
+  // Whether this machine lets us open a perf CPU clock for our own thread; `why` if not.
+  static bool available(std::string* why);
+
+ private:
+  int signal_;
+  long long intervalNs_ = 0;
+  int jitterPct_ = 0;
+};
+
+}  // namespace candor

@@ -1,0 +1,136 @@
+#include "engine/ThreadRegistry.h"
+
+#include <dirent.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "control/Log.h"
+#include "engine/CTimerEngine.h"
+
+namespace candor {
+
+const char* threadKindName(ThreadKind k) {
+  switch (k) {
+    case ThreadKind::kJava: return "java";
+    case ThreadKind::kCompiler: return "compiler";
+    case ThreadKind::kGc: return "gc";
+    case ThreadKind::kVm: return "vm";
+    case ThreadKind::kOther: return "other";
+  }
+  return "other";
+}
+
+ThreadKind classifyNativeThread(const std::string& comm) {
+  auto has = [&](const char* s) { return comm.find(s) != std::string::npos; };
+  if (has("Compiler") || has("C1 ") || has("C2 ")) return ThreadKind::kCompiler;
+  if (has("GC") || has("G1 ") || comm.rfind("Z", 0) == 0 || has("Shenandoah") || has("Conc")) return ThreadKind::kGc;
+  if (has("VM ")) return ThreadKind::kVm;
+  return ThreadKind::kOther;
+}
+
+uint64_t threadCpuNs(int tid) {
+  timespec ts;
+  if (clock_gettime(threadCpuClock(tid), &ts) != 0) return 0;
+  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void ThreadRegistry::begin(Engine* engine) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  engine_ = engine;
+  warned_ = false;
+}
+
+void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (engine_ == nullptr || tid <= 0) return;
+  // A tid that comes back is the same OS thread re-attached (main becomes DestroyJavaVM) or,
+  // rarely, a recycled tid: either way its samples are keyed by tid, so the record continues.
+  auto [it, isNew] = threads_.try_emplace(tid);
+  ThreadRecord& r = it->second;
+  if (!isNew && r.live) return;
+  if (isNew) {
+    r.tid = tid;
+    r.name = name;
+    r.kind = kind;
+  }
+  r.live = true;
+  r.cpuAtArmNs = threadCpuNs(tid);
+  std::string why;
+  if (engine_->perThread() && !engine_->armThread(tid, &r.timer, &why) && !warned_) {
+    warned_ = true;
+    logError("cannot sample thread '%s' (tid %d): %s", name.c_str(), tid, why.c_str());
+  }
+}
+
+uint64_t ThreadRegistry::cpuSoFar(const ThreadRecord& r) {
+  if (!r.live) return r.cpuNs;
+  uint64_t now = threadCpuNs(r.tid);
+  return r.cpuNs + (now >= r.cpuAtArmNs ? now - r.cpuAtArmNs : 0);
+}
+
+void ThreadRegistry::remove(int tid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = threads_.find(tid);
+  if (it == threads_.end() || !it->second.live) return;
+  it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
+  if (engine_ != nullptr) engine_->disarmThread(&it->second.timer);
+  it->second.live = false;
+}
+
+void ThreadRegistry::addAllProcessThreads() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return;
+  std::vector<int> tids;
+  while (dirent* e = readdir(dir)) {
+    int tid = atoi(e->d_name);
+    if (tid > 0) tids.push_back(tid);
+  }
+  closedir(dir);
+  for (int tid : tids) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (threads_.count(tid) != 0) continue;
+    }
+    std::ifstream comm("/proc/self/task/" + std::to_string(tid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    add(tid, name, classifyNativeThread(name));
+  }
+}
+
+void ThreadRegistry::end() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [tid, r] : threads_) {
+    r.cpuNs = cpuSoFar(r);
+    if (engine_ != nullptr) engine_->disarmThread(&r.timer);
+    r.live = false;
+  }
+  engine_ = nullptr;
+}
+
+std::vector<ThreadRecord> ThreadRegistry::snapshot() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<ThreadRecord> out;
+  for (const auto& [tid, r] : threads_) {
+    out.push_back(r);
+    out.back().cpuNs = cpuSoFar(r);
+  }
+  return out;
+}
+
+size_t ThreadRegistry::armedCount() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t n = 0;
+  for (auto& [tid, r] : threads_) n += r.live ? 1 : 0;
+  return n;
+}
+
+void ThreadRegistry::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  threads_.clear();
+}
+
+}  // namespace candor

@@ -1,0 +1,84 @@
+#include "jvm/Jvm.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <cstdio>
+#include <cstring>
+
+#include "control/Log.h"
+#include "jvm/VMStructs.h"
+
+namespace candor {
+
+JavaVM* Jvm::vm_ = nullptr;
+jvmtiEnv* Jvm::jvmti_ = nullptr;
+AsyncGetCallTraceFn Jvm::asgct_ = nullptr;
+
+bool Jvm::init(JavaVM* vm) {
+  if (jvmti_ != nullptr) return true;
+  vm_ = vm;
+  if (vm->GetEnv(reinterpret_cast<void**>(&jvmti_), JVMTI_VERSION_1_2) != JNI_OK) {
+    logError("cannot get a JVMTI environment; profiling is off");
+    return false;
+  }
+  asgct_ = reinterpret_cast<AsyncGetCallTraceFn>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
+  if (asgct_ == nullptr) {
+    logError("this JVM does not export AsyncGetCallTrace (not HotSpot?); profiling is off");
+    jvmti_ = nullptr;
+    return false;
+  }
+  jvmtiCapabilities caps = {};
+  caps.can_generate_all_class_hook_events = 1;
+  caps.can_get_line_numbers = 1;
+  caps.can_get_source_file_name = 1;
+  // Enabling CompiledMethodLoad makes HotSpot record debug info at non-safepoint pcs
+  // (the default of DebugNonSafepoints becomes true), which AGCT needs for exact attribution.
+  caps.can_generate_compiled_method_load_events = 1;
+  if (jvmti_->AddCapabilities(&caps) != JVMTI_ERROR_NONE) {
+    logError("cannot get the JVMTI capabilities it needs; profiling is off");
+    jvmti_ = nullptr;
+    return false;
+  }
+  return true;
+}
+
+JNIEnv* Jvm::currentEnv_signalSafe() {
+  // GetEnv reads the current thread from HotSpot's thread-local and allocates nothing.
+  JNIEnv* env = nullptr;
+  if (vm_ == nullptr || vm_->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) != JNI_OK) return nullptr;
+  return env;
+}
+
+JNIEnv* Jvm::currentEnv() { return currentEnv_signalSafe(); }
+
+int Jvm::osThreadId(JNIEnv* env, jthread thread) {
+  // JDK 17 declares _osthread in JavaThread; JDK 25 moved it up to Thread.
+  static int64_t osthreadOff = VMStructs::fieldOffset("JavaThread", "_osthread") >= 0
+                                   ? VMStructs::fieldOffset("JavaThread", "_osthread")
+                                   : VMStructs::fieldOffset("Thread", "_osthread");
+  static int64_t tidOff = VMStructs::fieldOffset("OSThread", "_thread_id");
+  if (osthreadOff < 0 || tidOff < 0) return 0;
+  jclass cls = env->FindClass("java/lang/Thread");
+  if (cls == nullptr) {
+    env->ExceptionClear();
+    return 0;
+  }
+  jfieldID eetop = env->GetFieldID(cls, "eetop", "J");
+  env->DeleteLocalRef(cls);
+  if (eetop == nullptr) {
+    env->ExceptionClear();
+    return 0;
+  }
+  auto javaThread = reinterpret_cast<const char*>(env->GetLongField(thread, eetop));
+  if (javaThread == nullptr) return 0;  // not started or already gone
+  auto osThread = *reinterpret_cast<const char* const*>(javaThread + osthreadOff);
+  if (osThread == nullptr) return 0;
+  int tid = *reinterpret_cast<const int*>(osThread + tidOff);
+  // The thread may have exited between GetAllThreads and here: accept only our own live tasks.
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d", tid);
+  struct stat st;
+  return tid > 0 && stat(path, &st) == 0 ? tid : 0;
+}
+
+}  // namespace candor

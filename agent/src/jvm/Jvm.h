@@ -1,0 +1,33 @@
+// The JVM as the agent sees it: JavaVM, the JVMTI environment, AsyncGetCallTrace.
+#pragma once
+#include <jni.h>
+#include <jvmti.h>
+
+#include "jvm/AsgctTypes.h"
+
+namespace candor {
+
+class Jvm {
+ public:
+  // Acquires a JVMTI environment and the capabilities candor needs; false with a logged reason.
+  static bool init(JavaVM* vm);
+
+  static JavaVM* vm() { return vm_; }
+  static jvmtiEnv* jvmti() { return jvmti_; }
+  static AsyncGetCallTraceFn asgct() { return asgct_; }
+
+  // Signal-handler path: the JNIEnv of the current thread, or nullptr for a non-Java thread.
+  static JNIEnv* currentEnv_signalSafe();
+  // The JNIEnv of the current thread (ordinary code).
+  static JNIEnv* currentEnv();
+
+  // The OS thread id of a live java.lang.Thread, via eetop and VMStructs; 0 when unknown.
+  static int osThreadId(JNIEnv* env, jthread thread);
+
+ private:
+  static JavaVM* vm_;
+  static jvmtiEnv* jvmti_;
+  static AsyncGetCallTraceFn asgct_;
+};
+
+}  // namespace candor

@@ -1,0 +1,39 @@
+// jmethodID → class, method, signature and line table. Writer thread only, never the handler:
+// every call here is a JVMTI call that may allocate and take locks.
+#pragma once
+#include <jvmti.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace candor {
+
+struct MethodInfo {
+  std::string className;  // dotted: java.util.HashMap
+  std::string methodName;
+  std::string signature;
+  std::vector<std::pair<int32_t, int32_t>> lines;  // (start bci, line), ascending by bci
+  bool resolved = false;
+
+  // "pkg.Class.method", or "pkg.Class.method:line" when withLine and a line is known.
+  std::string frameName(int32_t bci, bool withLine) const;
+  int32_t lineAt(int32_t bci) const;
+};
+
+class MethodResolver {
+ public:
+  explicit MethodResolver(jvmtiEnv* jvmti) : jvmti_(jvmti) {}
+  // Resolves (and caches) a method; an unresolvable one gets a placeholder name.
+  const MethodInfo& resolve(jmethodID method);
+  void clear() { cache_.clear(); }
+
+ private:
+  jvmtiEnv* jvmti_;
+  std::unordered_map<jmethodID, MethodInfo> cache_;
+};
+
+// "Ljava/util/HashMap;" → "java.util.HashMap"; hidden-class suffixes are kept as HotSpot names them.
+std::string javaClassName(const char* signature);
+
+}  // namespace candor

@@ -1,0 +1,79 @@
+// What the outputs are written from: resolved stacks plus the session's counters. Plain data,
+// built on the writer side, so every writer can be tested without a JVM.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace candor {
+
+// Frame kinds, as the flame graph viewer names them (viewer/README.md).
+constexpr char kKindJava = 'j';
+constexpr char kKindNative = 'n';
+constexpr char kKindFailure = 'f';
+constexpr char kKindThread = 't';
+
+struct SnapshotFrame {
+  std::string name;
+  char kind;
+};
+
+struct SnapshotStack {
+  std::vector<uint32_t> frames;  // indexes into ProfileSnapshot::frames(), root first
+  uint64_t count;
+};
+
+class ProfileSnapshot {
+ public:
+  uint32_t intern(const std::string& name, char kind);
+  void addStack(std::vector<uint32_t> frames, uint64_t count);
+  const std::vector<SnapshotFrame>& frames() const { return frames_; }
+  const std::vector<SnapshotStack>& stacks() const { return stacks_; }
+  uint64_t total() const { return total_; }
+
+ private:
+  std::vector<SnapshotFrame> frames_;
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<SnapshotStack> stacks_;
+  uint64_t total_ = 0;
+};
+
+struct ThreadReport {
+  int tid;
+  std::string name;
+  std::string kind;
+  uint64_t cpuNs;
+  uint64_t ticks;
+  uint64_t recorded;
+};
+
+struct ProfileReport {
+  std::string title;
+  std::string engine;
+  std::string engineDescription;
+  std::string signal;
+  int signalNumber = 0;
+  int64_t intervalNs = 0;
+  int jitterPct = 0;
+  uint64_t ticks = 0;
+  uint64_t recorded = 0;
+  uint64_t dropped = 0;
+  std::vector<std::pair<std::string, uint64_t>> failures;  // every bucket, zeros included
+  uint64_t durationNs = 0;
+  uint64_t processCpuNs = 0;
+  uint64_t profiledCpuNs = 0;
+  std::vector<ThreadReport> threads;
+  uint64_t preloadNs = 0;
+  uint64_t classesPreloaded = 0;
+  uint64_t classPrepareNs = 0;
+  uint64_t classesPrepared = 0;
+  ProfileSnapshot snapshot;
+
+  uint64_t failuresTotal() const;
+  double samplesPerCpuSecond() const;
+  double requestedPerCpuSecond() const { return intervalNs > 0 ? 1e9 / intervalNs : 0; }
+};
+
+}  // namespace candor

@@ -1,0 +1,72 @@
+#include "output/StatsWriter.h"
+
+#include <cstdio>
+#include <map>
+
+#include "output/Json.h"
+
+namespace candor {
+
+namespace {
+void field(std::string& out, const char* name, const std::string& jsonValue, bool last = false) {
+  out += "  \"";
+  out += name;
+  out += "\": " + jsonValue + (last ? "\n" : ",\n");
+}
+std::string str(const std::string& s) {
+  std::string out;
+  appendJsonString(out, s);
+  return out;
+}
+std::string num(uint64_t v) { return std::to_string(v); }
+std::string real(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+}  // namespace
+
+void writeStats(const ProfileReport& r, std::ostream& os) {
+  std::string out = "{\n";
+  field(out, "engine", str(r.engine));
+  field(out, "signal", str(r.signal));
+  field(out, "signal_number", num(r.signalNumber));
+  field(out, "interval_ns", num(r.intervalNs));
+  field(out, "jitter_pct", num(r.jitterPct));
+  field(out, "ticks", num(r.ticks));
+  field(out, "recorded", num(r.recorded));
+  field(out, "dropped", num(r.dropped));
+  std::string failures = "{";
+  for (size_t i = 0; i < r.failures.size(); i++) {
+    failures += (i ? ", " : "") + str(r.failures[i].first) + ": " + num(r.failures[i].second);
+  }
+  field(out, "failures", failures + "}");
+  field(out, "failures_total", num(r.failuresTotal()));
+  field(out, "threads", num(r.threads.size()));
+  field(out, "duration_ns", num(r.durationNs));
+  field(out, "process_cpu_ns", num(r.processCpuNs));
+  field(out, "profiled_cpu_ns", num(r.profiledCpuNs));
+  field(out, "samples_per_cpu_second", real(r.samplesPerCpuSecond()));
+  field(out, "requested_per_cpu_second", real(r.requestedPerCpuSecond()));
+  field(out, "preload_ns", num(r.preloadNs));
+  field(out, "classes_preloaded", num(r.classesPreloaded));
+  field(out, "class_prepare_ns", num(r.classPrepareNs));
+  field(out, "classes_prepared", num(r.classesPrepared));
+  std::map<std::string, uint64_t> kinds;
+  for (const auto& t : r.threads) kinds[t.kind] += t.ticks;
+  std::string kindJson = "{";
+  for (const auto& [k, v] : kinds) kindJson += (kindJson.size() > 1 ? ", " : "") + str(k) + ": " + num(v);
+  field(out, "thread_kinds", kindJson + "}");
+  std::string threads = "[";
+  for (size_t i = 0; i < r.threads.size(); i++) {
+    const ThreadReport& t = r.threads[i];
+    threads += std::string(i ? ",\n    " : "\n    ") + "{\"tid\": " + num(t.tid) + ", \"name\": " + str(t.name) +
+               ", \"kind\": " + str(t.kind) + ", \"cpu_ns\": " + num(t.cpuNs) + ", \"ticks\": " + num(t.ticks) +
+               ", \"recorded\": " + num(t.recorded) + "}";
+  }
+  field(out, "per_thread", threads + (r.threads.empty() ? "]" : "\n  ]"), true);
+  out += "}\n";
+  os << out;
+}
+
+}  // namespace candor

@@ -1,0 +1,97 @@
+#include "output/SummaryWriter.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace candor {
+
+namespace {
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+double pct(uint64_t part, uint64_t whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+
+struct MethodTotals {
+  uint64_t self = 0;
+  uint64_t total = 0;
+};
+
+void writeTable(std::ostream& out, const char* heading, std::vector<std::pair<std::string, MethodTotals>> rows,
+                bool bySelf, uint64_t ticks, size_t topN) {
+  std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    uint64_t ka = bySelf ? a.second.self : a.second.total, kb = bySelf ? b.second.self : b.second.total;
+    return ka != kb ? ka > kb : a.first < b.first;
+  });
+  out << heading << "\n" << fmt("  %7s %7s %9s  %s\n", "self%", "total%", "samples", "method");
+  size_t shown = 0;
+  for (const auto& [name, t] : rows) {
+    uint64_t key = bySelf ? t.self : t.total;
+    if (key == 0 || shown++ == topN) break;
+    out << fmt("  %6.2f%% %6.2f%% %9llu  ", pct(t.self, ticks), pct(t.total, ticks),
+               static_cast<unsigned long long>(key))
+        << name << "\n";
+  }
+  out << "\n";
+}
+}  // namespace
+
+void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
+  out << "candor profile summary\n\n";
+  out << fmt("engine:    %s (%s), signal %s (%d)\n", r.engine.c_str(), r.engineDescription.c_str(),
+             r.signal.c_str(), r.signalNumber);
+  out << fmt("interval:  %.3f ms of CPU time per thread, jitter %d%%\n", r.intervalNs / 1e6, r.jitterPct);
+  out << fmt("duration:  %.3f s wall, process CPU %.3f s, profiled threads %zu with %.3f s CPU\n",
+             r.durationNs / 1e9, r.processCpuNs / 1e9, r.threads.size(), r.profiledCpuNs / 1e9);
+  double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
+  out << fmt("rate:      %.1f samples per CPU-second achieved, %.1f requested (%.1f%%)\n", achieved, requested,
+             pct(static_cast<uint64_t>(achieved * 1000), static_cast<uint64_t>(requested * 1000)));
+  out << fmt("ticks:     %llu = recorded %llu (%.2f%%) + failed %llu (%.2f%%) + dropped %llu (%.2f%%)\n\n",
+             static_cast<unsigned long long>(r.ticks), static_cast<unsigned long long>(r.recorded),
+             pct(r.recorded, r.ticks), static_cast<unsigned long long>(r.failuresTotal()),
+             pct(r.failuresTotal(), r.ticks), static_cast<unsigned long long>(r.dropped), pct(r.dropped, r.ticks));
+
+  // Self is the leaf frame; total counts a method once per stack, however often it recurses.
+  const ProfileSnapshot& snap = r.snapshot;
+  std::unordered_map<uint32_t, MethodTotals> byFrame;
+  for (const auto& stack : snap.stacks()) {
+    std::unordered_set<uint32_t> seen;
+    for (uint32_t f : stack.frames) {
+      char kind = snap.frames()[f].kind;
+      if (kind != kKindJava && kind != kKindNative) continue;
+      if (seen.insert(f).second) byFrame[f].total += stack.count;
+    }
+    if (!stack.frames.empty()) {
+      uint32_t leaf = stack.frames.back();
+      char kind = snap.frames()[leaf].kind;
+      if (kind == kKindJava || kind == kKindNative) byFrame[leaf].self += stack.count;
+    }
+  }
+  std::unordered_map<std::string, MethodTotals> byName;  // a name may be interned per kind
+  for (const auto& [f, t] : byFrame) {
+    MethodTotals& m = byName[snap.frames()[f].name];
+    m.self += t.self;
+    m.total += t.total;
+  }
+  std::vector<std::pair<std::string, MethodTotals>> rows(byName.begin(), byName.end());
+  writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, r.ticks, topN);
+  writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.ticks, topN);
+
+  out << "Ticks that did not become a Java stack:\n" << fmt("  %-24s %9s %8s\n", "bucket", "ticks", "share");
+  for (const auto& [name, count] : r.failures) {
+    out << fmt("  %-24s %9llu %7.2f%%\n", name.c_str(), static_cast<unsigned long long>(count), pct(count, r.ticks));
+  }
+  out << fmt("  %-24s %9llu %7.2f%%\n", "dropped", static_cast<unsigned long long>(r.dropped), pct(r.dropped, r.ticks));
+}
+
+}  // namespace candor

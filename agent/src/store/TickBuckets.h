@@ -1,0 +1,43 @@
+// The named buckets a tick can land in besides a recorded stack. AGCT error codes 0..-10 map to
+// their own names; candor adds its own codes below them. `dropped` is counted apart (the tick
+// never reached the ring), so it has no code.
+#pragma once
+#include <cstdint>
+
+namespace candor {
+
+enum class Bucket : int {
+  kNoJavaFrame = 0,            // AGCT ticks_no_Java_frame
+  kNoClassLoad = 1,            // -1
+  kGcActive = 2,               // -2
+  kUnknownNotJava = 3,         // -3
+  kNotWalkableNotJava = 4,     // -4
+  kUnknownJava = 5,            // -5
+  kNotWalkableJava = 6,        // -6
+  kUnknownState = 7,           // -7
+  kThreadExit = 8,             // -8
+  kDeopt = 9,                  // -9
+  kSafepoint = 10,             // -10
+  kNotJavaThread = 11,         // candor: signal hit a thread without a JNIEnv
+  kUnknownError = 12,          // an AGCT code this build does not know
+  kCount = 13,
+};
+
+// numFrames value a handler stores for a thread without a JNIEnv.
+constexpr int32_t kNotJavaThreadCode = -1000;
+
+inline Bucket bucketForCode(int32_t code) {
+  if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
+  if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
+  return Bucket::kUnknownError;
+}
+
+inline const char* bucketName(Bucket b) {
+  static const char* const kNames[] = {
+      "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
+      "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
+      "safepoint",     "not_java_thread", "unknown_error"};
+  return kNames[static_cast<int>(b)];
+}
+
+}  // namespace candor

@@ -1,0 +1,21 @@
+// Capturing one stack with AsyncGetCallTrace, on the sampled thread, inside its signal handler.
+#pragma once
+#include "concurrent/SampleRing.h"
+#include "store/SampleAccounting.h"
+
+namespace candor {
+
+class AsgctWalker {
+ public:
+  AsgctWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
+
+  // Signal-handler path. Counts the tick, then either records it in a ring slot (a stack or a
+  // failure code) or counts it as dropped when the ring is full. Never blocks or allocates.
+  void takeSample_signalSafe(void* ucontext);
+
+ private:
+  SampleRing& ring_;
+  HandlerCounters& counters_;
+};
+
+}  // namespace candor

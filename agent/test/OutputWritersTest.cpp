@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "output/CollapsedWriter.h"
+#include "output/HtmlWriter.h"
+#include "output/ProfileReport.h"
+#include "output/StatsWriter.h"
+#include "output/SummaryWriter.h"
+
+using namespace candor;
+
+namespace {
+ProfileReport sampleReport() {
+  ProfileReport r;
+  r.title = "t<itle>";
+  r.engine = "cpu";
+  r.engineDescription = "perf";
+  r.signal = "SIGVTALRM";
+  r.signalNumber = 26;
+  r.intervalNs = 1'000'000;
+  r.ticks = 10;
+  r.recorded = 7;
+  r.dropped = 1;
+  r.failures = {{"gc_active", 2}, {"deopt", 0}};
+  r.profiledCpuNs = 10'000'000;
+  r.threads = {{5, "main", "java", 10'000'000, 9, 7}};
+  ProfileSnapshot& s = r.snapshot;
+  uint32_t main = s.intern("a.Main.main", kKindJava);
+  uint32_t hot = s.intern("a.Main.hot", kKindJava);
+  uint32_t cold = s.intern("a.Main.cold;x", kKindJava);
+  uint32_t sleep = s.intern("java.lang.Thread.sleep0", kKindNative);
+  s.addStack({main, hot}, 4);
+  s.addStack({main, cold}, 2);
+  s.addStack({main, sleep}, 1);
+  s.addStack({s.intern("[gc_active]", kKindFailure)}, 2);
+  s.addStack({s.intern("[deopt]", kKindFailure)}, 0);
+  s.addStack({s.intern("[dropped]", kKindFailure)}, 1);
+  return r;
+}
+}  // namespace
+
+TEST(CollapsedWriter, FoldsStacksRootFirstWithCounts) {
+  ProfileReport r = sampleReport();
+  uint32_t main = r.snapshot.intern("a.Main.main", kKindJava);
+  uint32_t hot = r.snapshot.intern("a.Main.hot", kKindJava);
+  r.snapshot.addStack({main, hot}, 3);  // same names again: merged into one line
+  std::ostringstream out;
+  writeCollapsed(r.snapshot, out);
+  EXPECT_EQ(out.str(),
+            "[dropped] 1\n"
+            "[gc_active] 2\n"
+            "a.Main.main;a.Main.cold:x 2\n"
+            "a.Main.main;a.Main.hot 7\n"
+            "a.Main.main;java.lang.Thread.sleep0 1\n");
+}
+
+TEST(CollapsedWriter, EmptyProfileWritesNothing) {
+  std::ostringstream out;
+  writeCollapsed(ProfileSnapshot(), out);
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(HtmlWriter, EmbedsTreeAndEscapesNames) {
+  ProfileReport r = sampleReport();
+  std::string json = flameGraphJson(r);
+  EXPECT_NE(json.find("\"root\":{\"n\":\"all\",\"v\":10,\"k\":\"r\""), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"n\":\"a.Main.hot\",\"v\":4,\"k\":\"j\"}"), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"n\":\"[gc_active]\",\"v\":2,\"k\":\"f\"}"), std::string::npos) << json;
+  EXPECT_NE(json.find("t\\u003citle\\u003e"), std::string::npos) << "no raw '<' may reach the page";
+  std::ostringstream page;
+  ASSERT_TRUE(writeHtml(r, page));
+  EXPECT_EQ(page.str().find("/*CANDOR:DATA*/null"), std::string::npos);
+  EXPECT_NE(page.str().find("a.Main.hot"), std::string::npos);
+  EXPECT_NE(page.str().find("</html>"), std::string::npos);
+}
+
+TEST(SummaryWriter, ShowsRateTopMethodsAndFailures) {
+  std::ostringstream out;
+  writeSummary(sampleReport(), out);
+  std::string s = out.str();
+  EXPECT_NE(s.find("engine:    cpu (perf), signal SIGVTALRM (26)"), std::string::npos) << s;
+  EXPECT_NE(s.find("1000.0 samples per CPU-second achieved, 1000.0 requested"), std::string::npos) << s;
+  EXPECT_NE(s.find("ticks:     10 = recorded 7 (70.00%) + failed 2 (20.00%) + dropped 1 (10.00%)"), std::string::npos) << s;
+  // a.Main.hot has the most self time; a.Main.main the most total time.
+  size_t self = s.find("Top methods by self");
+  EXPECT_NE(s.find("40.00%  40.00%         4  a.Main.hot", self), std::string::npos) << s;
+  EXPECT_NE(s.find(" 0.00%  70.00%         7  a.Main.main"), std::string::npos) << s;
+  EXPECT_NE(s.find("gc_active                        2   20.00%"), std::string::npos) << s;
+  EXPECT_EQ(s.find("[gc_active]"), std::string::npos) << "pseudo-frames are not methods";
+}
+
+TEST(StatsWriter, WritesCountersAsJson) {
+  std::ostringstream out;
+  writeStats(sampleReport(), out);
+  std::string s = out.str();
+  for (const char* needle : {"\"engine\": \"cpu\"", "\"signal\": \"SIGVTALRM\"", "\"interval_ns\": 1000000",
+                             "\"ticks\": 10", "\"recorded\": 7", "\"dropped\": 1",
+                             "\"failures\": {\"gc_active\": 2, \"deopt\": 0}", "\"threads\": 1",
+                             "\"samples_per_cpu_second\": 1000.000", "\"thread_kinds\": {\"java\": 9}",
+                             "{\"tid\": 5, \"name\": \"main\", \"kind\": \"java\", \"cpu_ns\": 10000000, \"ticks\": 9"}) {
+    EXPECT_NE(s.find(needle), std::string::npos) << needle << "\n" << s;
+  }
+}

@@ -1,0 +1,96 @@
+#include "store/TraceStore.h"
+
+#include <gtest/gtest.h>
+
+#include "concurrent/SampleRing.h"
+#include "store/SampleAccounting.h"
+
+using namespace candor;
+
+namespace {
+jmethodID m(uintptr_t id) { return reinterpret_cast<jmethodID>(id); }
+}  // namespace
+
+TEST(TraceStore, DeduplicatesIdenticalStacks) {
+  TraceStore store;
+  ASGCT_CallFrame a[] = {{10, m(1)}, {20, m(2)}};
+  ASGCT_CallFrame b[] = {{11, m(1)}, {20, m(2)}};  // same methods, another bci: a distinct trace
+  uint32_t t1 = store.add(a, 2, 100);
+  uint32_t t2 = store.add(a, 2, 100);
+  uint32_t t3 = store.add(b, 2, 100);
+  uint32_t t4 = store.add(a, 2, 200);
+  EXPECT_EQ(t1, t2);
+  EXPECT_NE(t1, t3);
+  EXPECT_EQ(t1, t4) << "the trace is shared across threads; the count is per thread";
+  EXPECT_EQ(store.traces().size(), 2u);
+  EXPECT_EQ(store.totalSamples(), 4u);
+  EXPECT_EQ((store.counts().at({t1, 100})), 2u);
+  EXPECT_EQ((store.counts().at({t1, 200})), 1u);
+  EXPECT_EQ((store.counts().at({t3, 100})), 1u);
+}
+
+TEST(TraceStore, ReportsEachNewMethodOnce) {
+  TraceStore store;
+  ASGCT_CallFrame a[] = {{1, m(1)}, {2, m(2)}};
+  ASGCT_CallFrame b[] = {{1, m(3)}, {2, m(2)}, {0, nullptr}};
+  store.add(a, 2, 1);
+  auto first = store.takeNewMethods();
+  EXPECT_EQ(first.size(), 2u);
+  store.add(a, 2, 1);
+  store.add(b, 3, 1);
+  auto second = store.takeNewMethods();
+  ASSERT_EQ(second.size(), 1u) << "null method ids are not resolvable and not reported";
+  EXPECT_EQ(second[0], m(3));
+  store.clear();
+  EXPECT_TRUE(store.traces().empty());
+  EXPECT_EQ(store.totalSamples(), 0u);
+}
+
+TEST(SampleAccounting, EveryPublishedSlotLandsInOneBucket) {
+  SampleRing ring(64, 8);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  auto publish = [&](int tid, int numFrames) {
+    SampleSlot* s = ring.tryClaim_signalSafe();
+    ASSERT_NE(s, nullptr);
+    s->tid = tid;
+    s->numFrames = numFrames;
+    for (int i = 0; i < numFrames; i++) s->frames[i] = {i, m(i + 1)};
+    ring.publish_signalSafe(s);
+  };
+  publish(1, 3);
+  publish(1, 3);
+  publish(2, 0);    // no_java_frame
+  publish(2, -2);   // gc_active
+  publish(2, -5);   // unknown_java
+  publish(3, kNotJavaThreadCode);
+  publish(3, -42);  // a code this build does not know
+  EXPECT_EQ(accounting.drain(ring), 7u);
+  EXPECT_EQ(accounting.recorded(), 2u);
+  EXPECT_EQ(accounting.failures(Bucket::kNoJavaFrame), 1u);
+  EXPECT_EQ(accounting.failures(Bucket::kGcActive), 1u);
+  EXPECT_EQ(accounting.failures(Bucket::kUnknownJava), 1u);
+  EXPECT_EQ(accounting.failures(Bucket::kNotJavaThread), 1u);
+  EXPECT_EQ(accounting.failures(Bucket::kUnknownError), 1u);
+  EXPECT_EQ(accounting.failuresTotal(), 5u);
+  EXPECT_EQ(accounting.perThread().at(1).recorded, 2u);
+  EXPECT_EQ(accounting.perThread().at(2).ticks, 3u);
+  EXPECT_EQ(store.totalSamples(), 2u);
+  EXPECT_EQ(accounting.drain(ring), 0u);
+}
+
+TEST(TickBuckets, AgctCodesHaveNames) {
+  EXPECT_STREQ(bucketName(bucketForCode(0)), "no_java_frame");
+  EXPECT_STREQ(bucketName(bucketForCode(-1)), "no_class_load");
+  EXPECT_STREQ(bucketName(bucketForCode(-2)), "gc_active");
+  EXPECT_STREQ(bucketName(bucketForCode(-3)), "unknown_not_java");
+  EXPECT_STREQ(bucketName(bucketForCode(-4)), "not_walkable_not_java");
+  EXPECT_STREQ(bucketName(bucketForCode(-5)), "unknown_java");
+  EXPECT_STREQ(bucketName(bucketForCode(-6)), "not_walkable_java");
+  EXPECT_STREQ(bucketName(bucketForCode(-7)), "unknown_state");
+  EXPECT_STREQ(bucketName(bucketForCode(-8)), "thread_exit");
+  EXPECT_STREQ(bucketName(bucketForCode(-9)), "deopt");
+  EXPECT_STREQ(bucketName(bucketForCode(-10)), "safepoint");
+  EXPECT_STREQ(bucketName(bucketForCode(kNotJavaThreadCode)), "not_java_thread");
+  EXPECT_STREQ(bucketName(bucketForCode(-11)), "unknown_error");
+}
