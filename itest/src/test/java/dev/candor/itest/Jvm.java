@@ -1,0 +1,129 @@
+package dev.candor.itest;
+
+import dev.candor.itest.workload.Hot;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Launches a workload in a separate JVM, optionally with the agent, and collects its output. */
+final class Jvm {
+    private final Jdks.Jdk jdk;
+    private final Path dir;
+    private final List<String> jvmArgs = new ArrayList<>();
+    private String agentOptions;
+    private String mainClass;
+    private Path classpath;
+    private final List<String> args = new ArrayList<>();
+
+    private Jvm(Jdks.Jdk jdk, Path dir) {
+        this.jdk = jdk;
+        this.dir = dir;
+        // modest heap; keep the hot methods out of their callers; no CompileCommand chatter on stdout
+        jvmArgs.addAll(List.of("-Xms64m", "-Xmx256m", "-XX:CompileCommand=quiet", Hot.DONT_INLINE));
+    }
+
+    /** A JVM of this JDK whose stdout, stderr and outputs go to DIR. */
+    static Jvm of(Jdks.Jdk jdk, Path dir) {
+        return new Jvm(jdk, dir);
+    }
+
+    /** Loads the agent at startup: {@code -agentpath:LIB=OPTIONS}, first of the JVM options. */
+    Jvm agent(String options) {
+        this.agentOptions = options;
+        return this;
+    }
+
+    Jvm jvmArg(String... a) {
+        jvmArgs.addAll(List.of(a));
+        return this;
+    }
+
+    Jvm main(Class<?> main, String... a) {
+        return main(main.getName(), Build.workloadClasspath(), a);
+    }
+
+    Jvm main(String main, Path cp, String... a) {
+        this.mainClass = main;
+        this.classpath = cp;
+        args.addAll(List.of(a));
+        return this;
+    }
+
+    List<String> command() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(jdk.java().toString());
+        if (agentOptions != null) {
+            cmd.add("-agentpath:" + Build.agent() + "=" + agentOptions);
+        }
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(classpath.toString());
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /** Starts the JVM with stdout and stderr going to files in the run directory. */
+    Started start() throws IOException {
+        List<String> cmd = command();
+        Path out = dir.resolve("stdout.txt");
+        Path err = dir.resolve("stderr.txt");
+        Files.writeString(dir.resolve("command.txt"), String.join(" ", cmd) + "\n");
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        return new Started(cmd, p, out, err, System.nanoTime());
+    }
+
+    /** Runs the JVM to its end; fails the test when it takes longer than the timeout. */
+    Result run(Duration timeout) throws IOException, InterruptedException {
+        return start().await(timeout);
+    }
+
+    record Started(List<String> command, Process process, Path stdout, Path stderr, long startNanos) {
+        Result await(Duration timeout) throws IOException, InterruptedException {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+                fail("JVM did not finish within " + timeout + ": " + String.join(" ", command)
+                        + "\n" + tail("stdout", stdout) + tail("stderr", stderr));
+            }
+            return new Result(command, process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
+                    Files.readString(stderr, StandardCharsets.UTF_8),
+                    Duration.ofNanos(System.nanoTime() - startNanos));
+        }
+
+        private static String tail(String what, Path file) throws IOException {
+            String s = Files.exists(file) ? Files.readString(file) : "";
+            return "--- " + what + " ---\n" + (s.length() > 4000 ? "..." + s.substring(s.length() - 4000) : s);
+        }
+    }
+
+    record Result(List<String> command, int exitCode, String stdout, String stderr, Duration elapsed) {
+        List<String> stderrLines() {
+            return stderr.lines().toList();
+        }
+
+        /** stderr lines starting with {@code candor:}. */
+        List<String> candorLines() {
+            return stderr.lines().filter(l -> l.startsWith("candor:")).toList();
+        }
+
+        /** For assertion messages: the command, exit code and output tails. */
+        String describe() {
+            return "command: " + String.join(" ", command) + "\nexit code: " + exitCode
+                    + "\n--- stdout ---\n" + abbreviate(stdout) + "\n--- stderr ---\n" + abbreviate(stderr);
+        }
+
+        private static String abbreviate(String s) {
+            return s.length() > 4000 ? "..." + s.substring(s.length() - 4000) : s;
+        }
+    }
+}

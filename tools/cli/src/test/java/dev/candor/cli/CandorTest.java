@@ -1,0 +1,123 @@
+package dev.candor.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CandorTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return Candor.run(new PrintWriter(out), new PrintWriter(err), args);
+    }
+
+    @Test
+    void help() {
+        assertEquals(0, run("--help"));
+        assertTrue(out.toString().contains("record"), out.toString());
+        assertTrue(out.toString().contains("Exit codes"), out.toString());
+    }
+
+    @Test
+    void recordHelp() {
+        assertEquals(0, run("record", "--help"));
+        assertTrue(out.toString().contains("--interval"), out.toString());
+        assertTrue(out.toString().contains("-- java ARGS..."), out.toString());
+    }
+
+    @Test
+    void version() {
+        assertEquals(0, run("--version"));
+        assertTrue(out.toString().matches("candor \\S+\\R"), out.toString());
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        assertEquals(1, run());
+        assertTrue(err.toString().contains("Usage"), err.toString());
+    }
+
+    @Test
+    void unknownOptionIsAUsageError() {
+        assertEquals(1, run("record", "--bogus", "--", "java"));
+        assertEquals(1, run("frobnicate"));
+    }
+
+    @Test
+    void recordWithoutCommandIsAUsageError() {
+        assertEquals(1, run("record", "-i", "1ms"));
+        assertTrue(err.toString().startsWith("candor: "), err.toString());
+        assertTrue(err.toString().contains("java ARGS"), err.toString());
+        assertTrue(err.toString().contains("candor record --help"), err.toString());
+    }
+
+    @Test
+    void badValuesAreUsageErrors(@TempDir Path dir) throws IOException {
+        Path agent = Files.createFile(dir.resolve("libcandor.so"));
+        assertEquals(1, run("--agent", agent.toString(), "record", "-e", "wall", "--", "java"));
+        assertTrue(err.toString().contains("unknown event 'wall'"), err.toString());
+        assertEquals(1, run("--agent", agent.toString(), "record", "-i", "1 ms", "--", "java"));
+        assertTrue(err.toString().contains("invalid interval '1 ms'"), err.toString());
+        assertEquals(1, run("--agent", agent.toString(), "record", "-f", "a,b.html", "--", "java"));
+        assertEquals(1, run("--agent", agent.toString(), "record", "-f", "profile.pdf", "--", "java"));
+        assertTrue(err.toString().contains("profile.pdf"), err.toString());
+    }
+
+    @Test
+    void missingAgentIsAProfilingProblem(@TempDir Path dir) {
+        assertEquals(3, run("record", "--agent", dir.resolve("nope.so").toString(), "--", "java", "-version"));
+        assertTrue(err.toString().contains("agent library not found"), err.toString());
+    }
+
+    @Test
+    void unrunnableJavaIsATargetProblem(@TempDir Path dir) throws IOException {
+        Path agent = Files.createFile(dir.resolve("libcandor.so"));
+        assertEquals(2, run("--agent", agent.toString(), "record", "--",
+                dir.resolve("no-such-java").toString(), "-version"));
+        assertTrue(err.toString().contains("cannot run"), err.toString());
+    }
+
+    @Test
+    void agentIsInsertedRightAfterJava() {
+        List<String> cmd = Record.withAgent(List.of("/jdk/bin/java", "-Xmx1g", "-jar", "app.jar", "x"),
+                Path.of("/b/libcandor.so"), "start,interval=1ms");
+        assertEquals(List.of("/jdk/bin/java", "-agentpath:/b/libcandor.so=start,interval=1ms",
+                "-Xmx1g", "-jar", "app.jar", "x"), cmd);
+    }
+
+    @Test
+    void optionString() {
+        Candor candor = new Candor();
+        var cl = Candor.commandLine(new PrintWriter(out), new PrintWriter(err));
+        var parsed = cl.parseArgs("record", "-e", "ctimer", "-i", "1ms", "-f", "a.html", "--file", "b.collapsed",
+                "--stats", "s.json", "--agent-options", ",threads,lines", "--", "java", "-cp", "x", "Main");
+        Record record = (Record) parsed.subcommand().commandSpec().userObject();
+        assertEquals("start,event=ctimer,interval=1ms,file=a.html,file=b.collapsed,stats=s.json,threads,lines",
+                record.agentOptions());
+        assertEquals(List.of("java", "-cp", "x", "Main"), record.command);
+        assertEquals(List.of("a.html", "b.collapsed", "s.json"),
+                Record.expectedOutputs(record.agentOptions(), 42));
+        assertEquals(List.of("candor-42.html"), Record.expectedOutputs("start,interval=1ms", 42));
+        assertTrue(candor.agentLibrary().toString().endsWith("libcandor.so"));
+    }
+
+    @Test
+    void commandWithoutDoubleDashStopsOptionParsing() {
+        var cl = Candor.commandLine(new PrintWriter(out), new PrintWriter(err));
+        var parsed = cl.parseArgs("record", "-i", "1ms", "java", "-cp", "x", "-i", "Main");
+        Record record = (Record) parsed.subcommand().commandSpec().userObject();
+        assertEquals("1ms", record.interval);
+        assertEquals(List.of("java", "-cp", "x", "-i", "Main"), record.command);
+    }
+}
