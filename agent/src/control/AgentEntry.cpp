@@ -12,6 +12,7 @@
 #include "control/Profiler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
+#include "output/OutputFile.h"
 
 using namespace candor;
 
@@ -68,20 +69,38 @@ bool initJvmti(JavaVM* vm) {
   return true;
 }
 
+// An attaching tool cannot read the target's stderr: with reply=FILE the agent also writes its
+// one-line answer there ("ok ...", "error: ...", or the status line).
+void reply(const Options& options, const std::string& line) {
+  if (options.replyFile.empty()) return;
+  std::string why;
+  writeOutputFile(options.replyFile, line + "\n", &why);
+}
+
 // Runs a command on an agent that is already initialized and live; returns 0 or a JNI error.
 jint runCommand(const Options& options) {
   Profiler& profiler = Profiler::instance();
   std::string why;
   bool ok = true;
   switch (options.command) {
-    case Command::kHelp: fputs(optionsHelp().c_str(), stdout); fflush(stdout); return JNI_OK;
+    case Command::kHelp:
+      fputs(optionsHelp().c_str(), stdout);
+      fflush(stdout);
+      reply(options, "ok help");
+      return JNI_OK;
     case Command::kNone:  // attaching with only settings means: start with them
     case Command::kStart: ok = profiler.start(options, &why); break;
     case Command::kStop: ok = profiler.stop(&why); break;
     case Command::kDump: ok = profiler.dump(&why); break;
-    case Command::kStatus: logError("%s", profiler.status().c_str()); return JNI_OK;
+    case Command::kStatus: {
+      std::string status = profiler.status();
+      if (options.replyFile.empty()) logError("%s", status.c_str());
+      reply(options, status);
+      return JNI_OK;
+    }
   }
   if (!ok) logError("%s", why.c_str());
+  reply(options, ok ? "ok" : "error: " + why);
   return ok ? JNI_OK : JNI_ERR;
 }
 
@@ -114,6 +133,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* optionString,
   ParseResult parsed = parseOptions(optionString);
   if (!parsed.ok) {
     logError("%s", parsed.error.c_str());
+    reply(parsed.options, "error: " + parsed.error);  // reply= may have been parsed before the bad option
     return JNI_ERR;  // the attaching tool learns that the options were rejected
   }
   setLogQuiet(parsed.options.quiet);

@@ -34,6 +34,8 @@ const OptionSpec kSpecs[] = {
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
+    {"loop", true, "with a .jfr file: start a new recording file every DURATION (continuous profiling)"},
+    {"reply", true, "file where an attached agent writes its one-line answer (used by the candor tool)"},
 };
 
 const OptionSpec* findSpec(const std::string& name) {
@@ -129,6 +131,7 @@ OutputFormat outputFormatOf(const std::string& path) {
   if (ends(".collapsed") || ends(".folded")) return OutputFormat::kCollapsed;
   if (ends(".txt")) return OutputFormat::kSummary;
   if (ends(".json")) return OutputFormat::kStats;
+  if (ends(".jfr")) return OutputFormat::kJfr;
   return OutputFormat::kUnknown;
 }
 
@@ -218,7 +221,7 @@ ParseResult parseOptions(const char* text) {
     } else if (name == "file") {
       if (value.empty()) return bad("a path");
       if (outputFormatOf(value) == OutputFormat::kUnknown) {
-        return bad("a path ending in .html, .collapsed, .txt or .json");
+        return bad("a path ending in .html, .collapsed, .txt, .jfr or .json");
       }
       o.files.push_back(value);
     } else if (name == "stats") {
@@ -243,6 +246,11 @@ ParseResult parseOptions(const char* text) {
         return bad("a power of two from 16 to 1048576");
       }
       o.ringSize = static_cast<uint32_t>(v);
+    } else if (name == "loop") {
+      if (!parseDuration(value, &o.loopNs) || o.loopNs < 1'000'000'000) return bad("a duration of at least 1s");
+    } else if (name == "reply") {
+      if (value.empty()) return bad("a path");
+      o.replyFile = value;
     } else if (name == "title") o.title = value;
     else if (name == "allthreads") o.allThreads = true;
     else if (name == "threads") o.threads = true;

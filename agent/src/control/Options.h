@@ -26,6 +26,8 @@ struct Options {
   uint32_t depth = 2048;
   uint32_t ringSize = 1024;
   std::string title = "candor profile";
+  std::string replyFile;   // where an attached agent writes its one-line answer (for tools)
+  int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)
 };
 
 struct ParseResult {
@@ -36,7 +38,7 @@ struct ParseResult {
 
 ParseResult parseOptions(const char* text);
 
-enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats };
+enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr };
 // The format a `file=` path asks for, by its extension.
 OutputFormat outputFormatOf(const std::string& path);
 

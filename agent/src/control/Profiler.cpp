@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include "control/Log.h"
 #include "control/ReportBuilder.h"
@@ -17,6 +17,7 @@
 #include "jvm/MethodPreloader.h"
 #include "output/CollapsedWriter.h"
 #include "output/HtmlWriter.h"
+#include "output/OutputFile.h"
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
 
@@ -69,6 +70,30 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
   return nullptr;
 }
 
+std::vector<std::string> Profiler::outputPaths() const {
+  std::vector<std::string> files = options_.files;
+  if (files.empty() && options_.statsFile.empty()) files.push_back("candor-" + std::to_string(getpid()) + ".html");
+  if (!options_.statsFile.empty()) files.push_back(options_.statsFile);
+  return files;
+}
+
+bool Profiler::checkOutputs(const Options& options, std::string* why) {
+  int jfrFiles = 0;
+  for (const std::string& path : outputPaths()) {
+    std::string reason;
+    if (!checkOutputWritable(path, &reason)) {
+      *why = "cannot write " + path + ": " + reason;
+      return false;
+    }
+    if (path != options.statsFile && outputFormatOf(path) == OutputFormat::kJfr) jfrFiles++;
+  }
+  if (jfrFiles > 1) {
+    *why = "give at most one .jfr file";
+    return false;
+  }
+  return true;
+}
+
 bool Profiler::start(const Options& options, std::string* why) {
   std::lock_guard<std::mutex> lock(commandMutex_);
   if (running_) {
@@ -81,6 +106,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     return false;
   }
   options_ = options;
+  if (!checkOutputs(options, why)) return false;
   engine_ = createEngine(options, why);
   if (!engine_ || !SignalHandler::install(engine_->signal(), why)) return false;
   auto ring = std::make_unique<SampleRing>(options.ringSize, options.depth);
@@ -94,6 +120,18 @@ bool Profiler::start(const Options& options, std::string* why) {
     store_.clear();
     accounting_.clear();
     if (!resolver_) resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
+    jfr_.reset();
+    accounting_.setListener(nullptr);
+    for (const std::string& path : options.files) {
+      if (outputFormatOf(path) != OutputFormat::kJfr) continue;
+      jfr_ = std::make_unique<JfrRecorder>(options, path, store_, *resolver_, registry_);
+      if (!jfr_->open(why)) {
+        *why = "cannot record " + path + ": " + *why;
+        jfr_.reset();
+        return false;
+      }
+      accounting_.setListener(jfr_.get());
+    }
   }
   sp(counters_.ticks, uint64_t(0));
   sp(counters_.dropped, uint64_t(0));
@@ -151,6 +189,7 @@ void Profiler::drainStep() {
   {
     std::lock_guard<std::mutex> lock(storeMutex_);
     drainLocked();
+    if (jfr_) jfr_->maybeFlush();
   }
   if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
 }
@@ -187,12 +226,12 @@ bool Profiler::dump(std::string* why) {
 
 std::string Profiler::status() {
   std::lock_guard<std::mutex> lock(commandMutex_);
-  if (!running_) return "candor: idle";
+  if (!running_) return "idle";
   std::lock_guard<std::mutex> storeLock(storeMutex_);
   drainLocked();
   char buf[512];
   snprintf(buf, sizeof buf,
-           "candor: running event=%s signal=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
+           "running event=%s signal=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
            "failed=%llu dropped=%llu",
            engineName(options_.engine), signalName(engine_->signal()), static_cast<long long>(options_.intervalNs),
            (clockNs(CLOCK_MONOTONIC) - startWallNs_) / 1e9, registry_.armedCount(),
@@ -229,26 +268,28 @@ void Profiler::writeOutputs(bool final) {
   report.classPrepareNs = MethodPreloader::preparedNs();
   report.classesPrepared = MethodPreloader::preparedClasses();
 
-  std::vector<std::string> files = options_.files;
-  if (files.empty() && options_.statsFile.empty()) files.push_back("candor-" + std::to_string(getpid()) + ".html");
-  if (!options_.statsFile.empty()) files.push_back(options_.statsFile);
-  for (const std::string& path : files) {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) {
-      logError("cannot write %s: %s", path.c_str(), strerror(errno));
+  for (const std::string& path : outputPaths()) {
+    OutputFormat format = path == options_.statsFile ? OutputFormat::kStats : outputFormatOf(path);
+    if (format == OutputFormat::kJfr) {
+      if (jfr_) jfr_->flush(report, final);
       continue;
     }
-    OutputFormat format = path == options_.statsFile ? OutputFormat::kStats : outputFormatOf(path);
+    std::ostringstream out;
     switch (format) {
       case OutputFormat::kHtml: writeHtml(report, out); break;
       case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
       case OutputFormat::kSummary: writeSummary(report, out); break;
       case OutputFormat::kStats: writeStats(report, out); break;
+      case OutputFormat::kJfr:
       case OutputFormat::kUnknown: break;
     }
-    out.close();
-    if (!out) logError("writing %s failed: %s", path.c_str(), strerror(errno));
+    std::string why;
+    if (!writeOutputFile(path, out.str(), &why)) logError("cannot write %s: %s", path.c_str(), why.c_str());
     else logInfo("wrote %s", path.c_str());
+  }
+  if (final) {
+    accounting_.setListener(nullptr);
+    jfr_.reset();
   }
 }
 

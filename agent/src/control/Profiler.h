@@ -12,6 +12,7 @@
 #include "engine/Engine.h"
 #include "engine/ThreadRegistry.h"
 #include "jvm/MethodResolver.h"
+#include "output/jfr/JfrRecorder.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
 #include "walk/AsgctWalker.h"
@@ -36,6 +37,8 @@ class Profiler {
  private:
   Profiler() = default;
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
+  bool checkOutputs(const Options& options, std::string* why);
+  std::vector<std::string> outputPaths() const;
   void armLiveJavaThreads(JNIEnv* env);
   void drainStep();         // writer thread: ring → store, resolve new methods
   void drainLocked();
@@ -55,6 +58,7 @@ class Profiler {
   TraceStore store_;
   SampleAccounting accounting_{store_};
   std::unique_ptr<MethodResolver> resolver_;
+  std::unique_ptr<JfrRecorder> jfr_;
 
   uint64_t startWallNs_ = 0;
   uint64_t startCpuNs_ = 0;

@@ -7,13 +7,15 @@ uint64_t SampleAccounting::drain(SampleRing& ring) {
   for (SampleSlot* slot; (slot = ring.peek()) != nullptr; n++) {
     ThreadTicks& t = perThread_[slot->tid];
     t.ticks++;
+    uint32_t traceId = DrainListener::kNoTrace;
     if (slot->numFrames > 0) {
-      store_.add(slot->frames, slot->numFrames, slot->tid);
+      traceId = store_.add(slot->frames, slot->numFrames, slot->tid);
       recorded_++;
       t.recorded++;
     } else {
       failures_[static_cast<int>(bucketForCode(slot->numFrames))]++;
     }
+    if (listener_ != nullptr) listener_->onDrained(*slot, traceId);
     ring.release(slot);
   }
   return n;

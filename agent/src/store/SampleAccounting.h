@@ -23,9 +23,20 @@ struct ThreadTicks {
   uint64_t recorded = 0;
 };
 
+// Sees every tick the consumer drains, in ring order (e.g. the JFR recorder, which keeps
+// individual timestamped events while the store keeps only counts). Writer thread only.
+class DrainListener {
+ public:
+  virtual ~DrainListener() = default;
+  // traceId is the store's id for a recorded stack, or kNoTrace for a failure (slot.numFrames <= 0).
+  virtual void onDrained(const SampleSlot& slot, uint32_t traceId) = 0;
+  static constexpr uint32_t kNoTrace = UINT32_MAX;
+};
+
 class SampleAccounting {
  public:
   explicit SampleAccounting(TraceStore& store) : store_(store) {}
+  void setListener(DrainListener* listener) { listener_ = listener; }
 
   // Consumer side: moves every published sample out of the ring; returns how many.
   uint64_t drain(SampleRing& ring);
@@ -38,6 +49,7 @@ class SampleAccounting {
 
  private:
   TraceStore& store_;
+  DrainListener* listener_ = nullptr;
   uint64_t recorded_ = 0;
   std::array<uint64_t, static_cast<int>(Bucket::kCount)> failures_{};
   std::unordered_map<int, ThreadTicks> perThread_;

@@ -1,0 +1,16 @@
+// Creating output files safely: never through a symlink at the final path component (a link
+// planted in a shared directory such as /tmp would redirect the write), with the user's umask,
+// and checked at start so an unwritable path is one clear error then, not a lost profile later.
+#pragma once
+#include <string>
+
+namespace candor {
+
+// Opens `path` for writing (create or truncate), refusing symlinks; returns an fd or -1 with `why`.
+int openOutputFile(const std::string& path, std::string* why);
+// Writes `content` to `path` as a whole; false with `why`.
+bool writeOutputFile(const std::string& path, const std::string& content, std::string* why);
+// At start: can `path` be created or overwritten? Does not create or change anything.
+bool checkOutputWritable(const std::string& path, std::string* why);
+
+}  // namespace candor
