@@ -91,7 +91,7 @@ jint runCommand(const Options& options) {
     case Command::kNone:  // attaching with only settings means: start with them
     case Command::kStart: ok = profiler.start(options, &why); break;
     case Command::kStop: ok = profiler.stop(&why); break;
-    case Command::kDump: ok = profiler.dump(&why); break;
+    case Command::kDump: ok = profiler.dump(options.files, &why); break;
     case Command::kStatus: {
       std::string status = profiler.status();
       if (options.replyFile.empty()) logError("%s", status.c_str());

@@ -207,20 +207,30 @@ bool Profiler::stop(std::string* why) {
   endWallNs_ = clockNs(CLOCK_MONOTONIC);
   endCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
   running_ = false;
-  writeOutputs(true);
+  writeOutputs(true, outputPaths());
   logInfo("profiling stopped");
   return true;
 }
 
-bool Profiler::dump(std::string* why) {
+bool Profiler::dump(const std::vector<std::string>& files, std::string* why) {
   std::lock_guard<std::mutex> lock(commandMutex_);
   if (!running_) {
     *why = "profiling is not running; nothing to dump";
     return false;
   }
+  for (const std::string& path : files) {
+    if (!checkOutputWritable(path, why)) {
+      *why = "cannot write " + path + ": " + *why;
+      return false;
+    }
+    if (outputFormatOf(path) == OutputFormat::kJfr && (!jfr_ || jfr_->path() != path)) {
+      *why = "a .jfr file can only be dumped to the recording's own path (" + (jfr_ ? jfr_->path() : "none") + ")";
+      return false;
+    }
+  }
   endWallNs_ = clockNs(CLOCK_MONOTONIC);
   endCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
-  writeOutputs(false);
+  writeOutputs(false, files.empty() ? outputPaths() : files);
   return true;
 }
 
@@ -251,7 +261,7 @@ void Profiler::onVMDeath() {
   if (wasRunning) stop(&why);
 }
 
-void Profiler::writeOutputs(bool final) {
+void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> storeLock(storeMutex_);
   drainLocked();
   SessionTotals totals;
@@ -268,7 +278,7 @@ void Profiler::writeOutputs(bool final) {
   report.classPrepareNs = MethodPreloader::preparedNs();
   report.classesPrepared = MethodPreloader::preparedClasses();
 
-  for (const std::string& path : outputPaths()) {
+  for (const std::string& path : paths) {
     OutputFormat format = path == options_.statsFile ? OutputFormat::kStats : outputFormatOf(path);
     if (format == OutputFormat::kJfr) {
       if (jfr_) jfr_->flush(report, final);

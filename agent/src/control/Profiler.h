@@ -26,7 +26,8 @@ class Profiler {
   // Commands; each returns false with a one-line reason in `why`.
   bool start(const Options& options, std::string* why);
   bool stop(std::string* why);
-  bool dump(std::string* why);
+  // Writes the outputs without stopping: to `files` when given, else to the session's outputs.
+  bool dump(const std::vector<std::string>& files, std::string* why);
   std::string status();
 
   // JVMTI events.
@@ -38,11 +39,11 @@ class Profiler {
   Profiler() = default;
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
   bool checkOutputs(const Options& options, std::string* why);
-  std::vector<std::string> outputPaths() const;
+  std::vector<std::string> outputPaths() const;  // the session's files, stats last
   void armLiveJavaThreads(JNIEnv* env);
   void drainStep();         // writer thread: ring → store, resolve new methods
   void drainLocked();
-  void writeOutputs(bool final);
+  void writeOutputs(bool final, const std::vector<std::string>& paths);
 
   std::mutex commandMutex_;  // serializes start/stop/dump/status
   bool running_ = false;
