@@ -1,0 +1,2 @@
+/** In-process control of the candor agent. */
+package dev.candor.api;
