@@ -35,6 +35,40 @@ TEST(Options, FullString) {
   EXPECT_EQ(o.title, "x y");
 }
 
+TEST(Options, EventLists) {
+  ParseResult r = parseOptions("start,event=cpu,wall,interval=1ms,wallinterval=5ms,wallthreads=4");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.options.cpuEngine);
+  EXPECT_EQ(r.options.engine, EngineKind::kCpu);
+  EXPECT_EQ(r.options.sampler, SamplerMode::kWall);
+  EXPECT_EQ(r.options.intervalNs, 1'000'000);
+  EXPECT_EQ(r.options.samplerIntervalNs, 5'000'000);
+  EXPECT_EQ(r.options.wallThreads, 4u);
+  EXPECT_EQ(eventsName(r.options), "cpu+wall");
+  EXPECT_EQ(eventsName(parseOptions("event=ctimer+handshake").options), "ctimer+handshake");
+
+  r = parseOptions("event=wall");  // wall alone: its own default period
+  ASSERT_TRUE(r.ok);
+  EXPECT_FALSE(r.options.cpuEngine);
+  EXPECT_EQ(r.options.samplerIntervalNs, 20'000'000);
+  r = parseOptions("event=wall,interval=1ms");  // interval= is the sampler's when it is alone
+  EXPECT_EQ(r.options.samplerIntervalNs, 1'000'000);
+  r = parseOptions("event=safepoint");
+  EXPECT_EQ(r.options.samplerIntervalNs, 10'000'000);
+}
+
+TEST(Options, ThreadFiltersAndSplit) {
+  ParseResult r = parseOptions("threads=^worker-[0-9]+$,tid=12:34,split=thread+state");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.options.threadFilter, "^worker-[0-9]+$");
+  EXPECT_EQ(r.options.tidFilter, (std::vector<int>{12, 34}));
+  EXPECT_TRUE(r.options.threads);
+  EXPECT_TRUE(r.options.states);
+  r = parseOptions("threads");  // the bare flag still means split by thread
+  EXPECT_TRUE(r.options.threads);
+  EXPECT_TRUE(r.options.threadFilter.empty());
+}
+
 TEST(Options, Durations) {
   int64_t ns;
   EXPECT_TRUE(parseDuration("1ms", &ns));
@@ -68,8 +102,18 @@ TEST(Options, BadValuesGetOneClearLine) {
   } cases[] = {
       {"interval=abc", "option 'interval' needs a duration such as 1ms, 500us or 10000000 (ns) (got 'abc')"},
       {"interval=1us", "option 'interval' needs a duration of at least 10us (got '1us')"},
-      {"interval", "option 'interval' needs a value (CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms))"},
-      {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer (got 'bogus')"},
+      {"interval", "option 'interval' needs a value (CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms))"},
+      {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer, wall, safepoint, handshake (got 'bogus')"},
+      {"event=cpu,itimer", "event 'itimer' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
+      {"event=wall,safepoint", "event 'safepoint' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
+      {"event=cpu,event=wall", "give event= once; list several events as event=cpu,wall"},
+      {"wall", "unknown option 'wall' (use 'help' to list the options)"},
+      {"split=foo", "option 'split' needs thread, state or thread+state (got 'foo')"},
+      {"tid=12:x", "option 'tid' needs thread ids separated by ':', e.g. 1234:1240 (got '12:x')"},
+      {"threads=(", "option 'threads' needs a valid regular expression (got '(')"},
+      {"wallthreads=0", "option 'wallthreads' needs a number of threads from 1 to 4096 (got '0')"},
+      {"event=wall,interval=50us", "option 'interval' needs at least 100us for event=wall (got 50000ns)"},
+      {"event=cpu,wall,wallsignal=SIGVTALRM", "options 'signal' and 'wallsignal' must differ"},
       {"start=1", "option 'start' takes no value (got '1')"},
       {"signal=SIGSEGV", "option 'signal' needs a signal the JVM does not use (SIGVTALRM, SIGURG, SIGUSR1, SIGPWR...) (got 'SIGSEGV')"},
       {"signal=nope", "option 'signal' needs a signal name such as SIGVTALRM or a number (got 'nope')"},

@@ -24,9 +24,9 @@ TEST(TraceStore, DeduplicatesIdenticalStacks) {
   EXPECT_EQ(t1, t4) << "the trace is shared across threads; the count is per thread";
   EXPECT_EQ(store.traces().size(), 2u);
   EXPECT_EQ(store.totalSamples(), 4u);
-  EXPECT_EQ((store.counts().at({t1, 100})), 2u);
-  EXPECT_EQ((store.counts().at({t1, 200})), 1u);
-  EXPECT_EQ((store.counts().at({t3, 100})), 1u);
+  EXPECT_EQ((store.counts().at({t1, 100, SampleKind::kCpu, ThreadState::kUnknown})), 2u);
+  EXPECT_EQ((store.counts().at({t1, 200, SampleKind::kCpu, ThreadState::kUnknown})), 1u);
+  EXPECT_EQ((store.counts().at({t3, 100, SampleKind::kCpu, ThreadState::kUnknown})), 1u);
 }
 
 TEST(TraceStore, ReportsEachNewMethodOnce) {

@@ -35,6 +35,9 @@ struct SampleSlot {
   int32_t tid;
   int32_t numFrames;     // > 0: frames recorded; <= 0: an AGCT error code or a candor failure code
   uint64_t timeNs;       // CLOCK_MONOTONIC at the tick
+  int64_t latencyNs;     // from the intended sample time to timeNs; -1 when not measured
+  uint8_t kind;          // SampleKind
+  uint8_t state;         // ThreadState
   ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
 };
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <regex>
 
 namespace candor {
 
@@ -21,14 +22,19 @@ const OptionSpec kSpecs[] = {
     {"dump", false, "write the outputs without stopping (agent already loaded)"},
     {"status", false, "print counters of the running profiler (agent already loaded)"},
     {"help", false, "print this help and do nothing else"},
-    {"event", true, "cpu | ctimer | itimer (default cpu: perf_events CPU clock per thread)"},
-    {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms)"},
+    {"event", true, "cpu | ctimer | itimer | wall | safepoint | handshake, or a CPU one plus wall: event=cpu,wall"},
+    {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms)"},
+    {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
+    {"wallthreads", true, "threads sampled per sampler tick, running ones first (default 16)"},
+    {"wallsignal", true, "signal for wall samples (default SIGURG)"},
+    {"split", true, "thread | state | thread+state: root frames per thread and/or thread state"},
+    {"tid", true, "only these OS thread ids, separated by ':' (e.g. tid=1234:1240)"},
     {"file", true, "output file; .html, .collapsed or .txt by extension; may repeat"},
     {"stats", true, "write counters as JSON to this file"},
     {"signal", true, "signal for cpu/ctimer: name or number (default SIGVTALRM)"},
     {"jitter", true, "randomize each interval by up to +-PCT percent (default 0)"},
     {"allthreads", false, "also sample GC, compiler and other JVM threads"},
-    {"threads", false, "split stacks by thread"},
+    {"threads", false, "split stacks by thread (same as split=thread); threads=REGEX samples only matching thread names"},
     {"lines", false, "add :line to Java frames"},
     {"depth", true, "maximum frames per stack (default 2048)"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
@@ -111,7 +117,45 @@ bool reservedSignal(int sig) {
   }
 }
 
+bool isEventName(const std::string& n) {
+  return n == "cpu" || n == "ctimer" || n == "itimer" || n == "wall" || n == "safepoint" || n == "handshake";
+}
+
+// Adds one event to the options: at most one CPU engine and one sampler-thread mode.
+bool addEvent(Options& o, const std::string& name, std::string* error) {
+  bool cpuKind = name == "cpu" || name == "ctimer" || name == "itimer";
+  if (cpuKind ? o.cpuEngine : o.sampler != SamplerMode::kNone) {
+    *error = "event '" + name + "' conflicts with another event of its kind; combine one of cpu/ctimer/itimer "
+             "with one of wall/safepoint/handshake";
+    return false;
+  }
+  if (name == "cpu") o.engine = EngineKind::kCpu;
+  else if (name == "ctimer") o.engine = EngineKind::kCtimer;
+  else if (name == "itimer") o.engine = EngineKind::kItimer;
+  else if (name == "wall") o.sampler = SamplerMode::kWall;
+  else if (name == "safepoint") o.sampler = SamplerMode::kSafepoint;
+  else o.sampler = SamplerMode::kHandshake;
+  if (cpuKind) o.cpuEngine = true;
+  return true;
+}
+
 }  // namespace
+
+const char* samplerModeName(SamplerMode m) {
+  switch (m) {
+    case SamplerMode::kNone: return "none";
+    case SamplerMode::kWall: return "wall";
+    case SamplerMode::kSafepoint: return "safepoint";
+    case SamplerMode::kHandshake: return "handshake";
+  }
+  return "?";
+}
+
+std::string eventsName(const Options& o) {
+  std::string s = o.cpuEngine ? engineName(o.engine) : "";
+  if (o.sampler != SamplerMode::kNone) s += std::string(s.empty() ? "" : "+") + samplerModeName(o.sampler);
+  return s;
+}
 
 const char* engineName(EngineKind e) {
   switch (e) {
@@ -179,6 +223,7 @@ ParseResult parseOptions(const char* text) {
   std::string all = text != nullptr ? text : "";
   size_t pos = 0;
   int commands = 0;
+  bool sawEvent = false, intervalGiven = false, samplerIntervalGiven = false;
   while (pos <= all.size()) {
     size_t comma = all.find(',', pos);
     if (comma == std::string::npos) comma = all.size();
@@ -189,9 +234,28 @@ ParseResult parseOptions(const char* text) {
     std::string name = item.substr(0, eq);
     std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
     const OptionSpec* spec = findSpec(name);
-    if (spec == nullptr) {
+    if (spec == nullptr && !(sawEvent && isEventName(name))) {
       r.error = unknownOption(name);
       return r;
+    }
+    bool eventFollowUp = spec == nullptr && sawEvent && isEventName(name) && eq == std::string::npos;
+    if (eventFollowUp) {  // event=cpu,wall: the option separator also separates events
+      if (!addEvent(o, name, &r.error)) return r;
+      continue;
+    }
+    if (name == "threads" && eq != std::string::npos) {  // threads=REGEX: a filter, not the split
+      if (value.empty()) {
+        r.error = "option 'threads' needs a regular expression (got '')";
+        return r;
+      }
+      try {
+        std::regex check(value);
+      } catch (const std::regex_error&) {
+        r.error = "option 'threads' needs a valid regular expression (got '" + value + "')";
+        return r;
+      }
+      o.threadFilter = value;
+      continue;
     }
     if (spec->takesValue && eq == std::string::npos) {
       r.error = "option '" + name + "' needs a value (" + spec->help + ")";
@@ -211,13 +275,55 @@ ParseResult parseOptions(const char* text) {
     else if (name == "status") { o.command = Command::kStatus; commands++; }
     else if (name == "help") { o.command = Command::kHelp; commands++; }
     else if (name == "event") {
-      if (value == "cpu") o.engine = EngineKind::kCpu;
-      else if (value == "ctimer") o.engine = EngineKind::kCtimer;
-      else if (value == "itimer") o.engine = EngineKind::kItimer;
-      else return bad("one of cpu, ctimer, itimer");
+      if (sawEvent) {
+        r.error = "give event= once; list several events as event=cpu,wall";
+        return r;
+      }
+      sawEvent = true;
+      o.cpuEngine = false;
+      size_t start = 0;
+      for (;;) {  // event=cpu+wall is accepted too
+        size_t plus = value.find('+', start);
+        std::string one = value.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        if (!isEventName(one)) return bad("one of cpu, ctimer, itimer, wall, safepoint, handshake");
+        if (!addEvent(o, one, &r.error)) return r;
+        if (plus == std::string::npos) break;
+        start = plus + 1;
+      }
     } else if (name == "interval") {
       if (!parseDuration(value, &o.intervalNs)) return bad("a duration such as 1ms, 500us or 10000000 (ns)");
       if (o.intervalNs < 10'000) return bad("a duration of at least 10us");
+      intervalGiven = true;
+    } else if (name == "wallinterval") {
+      if (!parseDuration(value, &o.samplerIntervalNs) || o.samplerIntervalNs < 100'000) {
+        return bad("a duration of at least 100us, such as 20ms");
+      }
+      samplerIntervalGiven = true;
+    } else if (name == "wallthreads") {
+      uint64_t v;
+      if (!parseUint(value, 4096, &v) || v == 0) return bad("a number of threads from 1 to 4096");
+      o.wallThreads = static_cast<uint32_t>(v);
+    } else if (name == "wallsignal") {
+      int sig = parseSignal(value);
+      if (sig <= 0 || sig >= 65) return bad("a signal name such as SIGURG or a number");
+      if (reservedSignal(sig)) return bad("a signal the JVM does not use (SIGURG, SIGVTALRM, SIGUSR1, SIGPWR...)");
+      o.wallSignal = sig;
+    } else if (name == "split") {
+      if (value == "thread") o.threads = true;
+      else if (value == "state") o.states = true;
+      else if (value == "thread+state" || value == "state+thread") o.threads = o.states = true;
+      else return bad("thread, state or thread+state");
+    } else if (name == "tid") {
+      size_t start = 0;
+      for (;;) {
+        size_t colon = value.find(':', start);
+        std::string one = value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        uint64_t v;
+        if (!parseUint(one, 1u << 30, &v) || v == 0) return bad("thread ids separated by ':', e.g. 1234:1240");
+        o.tidFilter.push_back(static_cast<int>(v));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+      }
     } else if (name == "file") {
       if (value.empty()) return bad("a path");
       if (outputFormatOf(value) == OutputFormat::kUnknown) {
@@ -256,6 +362,20 @@ ParseResult parseOptions(const char* text) {
     else if (name == "threads") o.threads = true;
     else if (name == "lines") o.lines = true;
     else if (name == "quiet") o.quiet = true;
+  }
+  if (!intervalGiven && !o.cpuEngine && o.sampler == SamplerMode::kSafepoint) o.samplerIntervalNs = 10'000'000;
+  if (!intervalGiven && !o.cpuEngine && o.sampler == SamplerMode::kHandshake) o.samplerIntervalNs = 10'000'000;
+  if (intervalGiven && !o.cpuEngine && !samplerIntervalGiven) {
+    if (o.intervalNs < 100'000) {
+      r.error = "option 'interval' needs at least 100us for event=" + eventsName(o) + " (got " +
+                std::to_string(o.intervalNs) + "ns)";
+      return r;
+    }
+    o.samplerIntervalNs = o.intervalNs;  // event=wall alone: interval= is the sampler's
+  }
+  if (o.wallSignal != 0 && o.cpuEngine && o.wallSignal == (o.signal != 0 ? o.signal : SIGVTALRM)) {
+    r.error = "options 'signal' and 'wallsignal' must differ";
+    return r;
   }
   if (commands > 1) {
     r.error = "give at most one of start, stop, dump, status, help";

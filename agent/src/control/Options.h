@@ -7,20 +7,31 @@
 namespace candor {
 
 enum class EngineKind { kCpu, kCtimer, kItimer };
+// Modes that run on candor's sampler thread rather than on a CPU timer.
+enum class SamplerMode { kNone, kWall, kSafepoint, kHandshake };
 enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp };
 
 const char* engineName(EngineKind e);
+const char* samplerModeName(SamplerMode m);
 
 struct Options {
   Command command = Command::kNone;
+  bool cpuEngine = true;                 // false for e.g. event=wall alone
   EngineKind engine = EngineKind::kCpu;
-  int64_t intervalNs = 10'000'000;
+  int64_t intervalNs = 10'000'000;       // the CPU engine's interval
+  SamplerMode sampler = SamplerMode::kNone;
+  int64_t samplerIntervalNs = 20'000'000;
+  uint32_t wallThreads = 16;             // threads sampled per sampler tick
+  int wallSignal = 0;                    // 0: SIGURG
   std::vector<std::string> files;
   std::string statsFile;
   int signal = 0;  // 0: the engine's default
   int jitterPct = 0;
   bool allThreads = false;
-  bool threads = false;
+  bool threads = false;                  // split outputs by thread
+  bool states = false;                   // split outputs by thread state
+  std::string threadFilter;              // regex on thread names (empty: all)
+  std::vector<int> tidFilter;            // OS thread ids (empty: all)
   bool lines = false;
   bool quiet = false;
   uint32_t depth = 2048;
@@ -49,5 +60,7 @@ int parseSignal(const std::string& text);
 const char* signalName(int sig);
 // The text printed by the `help` option.
 std::string optionsHelp();
+// The event list as the user would write it, e.g. "cpu", "wall", "cpu+wall".
+std::string eventsName(const Options& o);
 
 }  // namespace candor

@@ -107,8 +107,16 @@ bool Profiler::start(const Options& options, std::string* why) {
   }
   options_ = options;
   if (!checkOutputs(options, why)) return false;
-  engine_ = createEngine(options, why);
-  if (!engine_ || !SignalHandler::install(engine_->signal(), why)) return false;
+  engine_.reset();
+  if (options.cpuEngine) {
+    engine_ = createEngine(options, why);
+    if (!engine_ || !SignalHandler::install(engine_->signal(), why)) return false;
+  }
+  wallSignal_ = 0;
+  if (options.sampler == SamplerMode::kWall) {
+    wallSignal_ = options.wallSignal != 0 ? options.wallSignal : SIGURG;
+    if (!SignalHandler::install(wallSignal_, why)) return false;
+  }
   auto ring = std::make_unique<SampleRing>(options.ringSize, options.depth);
   if (!ring->ok()) {
     *why = "cannot allocate the sample ring (ringsize x depth too large?)";
@@ -119,6 +127,12 @@ bool Profiler::start(const Options& options, std::string* why) {
     ring_ = std::move(ring);
     store_.clear();
     accounting_.clear();
+    if (options.sampler != SamplerMode::kNone) {
+      SampleKind kind = options.sampler == SamplerMode::kWall        ? SampleKind::kWall
+                        : options.sampler == SamplerMode::kSafepoint ? SampleKind::kSafepoint
+                                                                     : SampleKind::kHandshake;
+      accounting_.setSchedule(kind, static_cast<uint64_t>(options.samplerIntervalNs));
+    }
     if (!resolver_) resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
     jfr_.reset();
     accounting_.setListener(nullptr);
@@ -133,21 +147,26 @@ bool Profiler::start(const Options& options, std::string* why) {
       accounting_.setListener(jfr_.get());
     }
   }
-  sp(counters_.ticks, uint64_t(0));
-  sp(counters_.dropped, uint64_t(0));
+  counters_.clear();
   walker_ = std::make_unique<AsgctWalker>(*ring_, counters_);
-  if (!engine_->start(options_, why)) return false;
+  jvmtiWalker_ = std::make_unique<JvmtiWalker>(*ring_, counters_);
+  if (engine_ && !engine_->start(options_, why)) return false;
   registry_.clear();
-  registry_.begin(engine_.get());
+  registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
   startWallNs_ = clockNs(CLOCK_MONOTONIC);
   startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
-  SignalHandler::activate(engine_.get(), walker_.get(), options_.jitterPct > 0);
+  SignalHandler::activate(engine_.get(), wallSignal_, walker_.get(), options_.jitterPct > 0);
   running_ = true;
   armLiveJavaThreads(env);
   if (options_.allThreads) registry_.addAllProcessThreads();
   writer_.start([this] { drainStep(); }, kDrainPeriodMs);
-  logInfo("profiling started: event=%s interval=%lldns signal=%s, %zu threads", engineName(options_.engine),
-          static_cast<long long>(options_.intervalNs), signalName(engine_->signal()), registry_.armedCount());
+  if (options_.sampler != SamplerMode::kNone) {
+    sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
+    sampler_->start();
+  }
+  logInfo("profiling started: event=%s interval=%lldns%s, %zu threads", eventsName(options_).c_str(),
+          static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
+          engine_ ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "", registry_.armedCount());
   return true;
 }
 
@@ -159,7 +178,7 @@ void Profiler::armLiveJavaThreads(JNIEnv* env) {
   int unknown = 0;
   for (jint i = 0; i < count; i++) {
     int tid = Jvm::osThreadId(env, threads[i]);
-    if (tid > 0) registry_.add(tid, threadName(jvmti, env, threads[i]), ThreadKind::kJava);
+    if (tid > 0) registry_.add(tid, threadName(jvmti, env, threads[i]), ThreadKind::kJava, env, threads[i]);
     else unknown++;
     env->DeleteLocalRef(threads[i]);
   }
@@ -172,11 +191,11 @@ void Profiler::armLiveJavaThreads(JNIEnv* env) {
 }
 
 void Profiler::onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
-  if (WriterThread::isCurrent()) return;
-  registry_.add(currentTid(), threadName(jvmti, env, thread), ThreadKind::kJava);
+  if (Jvm::isAgentThread()) return;
+  registry_.add(currentTid(), threadName(jvmti, env, thread), ThreadKind::kJava, env, thread);
 }
 
-void Profiler::onThreadEnd() { registry_.remove(currentTid()); }
+void Profiler::onThreadEnd(JNIEnv* env) { registry_.remove(currentTid(), env != nullptr ? env : Jvm::currentEnv()); }
 
 void Profiler::drainLocked() {
   accounting_.drain(*ring_);
@@ -200,9 +219,10 @@ bool Profiler::stop(std::string* why) {
     *why = "profiling is not running";
     return false;
   }
-  SignalHandler::deactivate();  // after this no handler touches the ring
-  registry_.end();
-  engine_->stop();
+  if (sampler_) sampler_->stop();  // first: it sends signals and holds jthread references
+  SignalHandler::deactivate();     // after this no handler touches the ring
+  registry_.end(Jvm::currentEnv());
+  if (engine_) engine_->stop();
   writer_.stop();
   endWallNs_ = clockNs(CLOCK_MONOTONIC);
   endCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
@@ -243,11 +263,13 @@ std::string Profiler::status() {
   snprintf(buf, sizeof buf,
            "running event=%s signal=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
            "failed=%llu dropped=%llu",
-           engineName(options_.engine), signalName(engine_->signal()), static_cast<long long>(options_.intervalNs),
+           eventsName(options_).c_str(), signalName(engine_ ? engine_->signal() : wallSignal_),
+           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
            (clockNs(CLOCK_MONOTONIC) - startWallNs_) / 1e9, registry_.armedCount(),
-           static_cast<unsigned long long>(lp(counters_.ticks)), static_cast<unsigned long long>(accounting_.recorded()),
+           static_cast<unsigned long long>(counters_.totalTicks()),
+           static_cast<unsigned long long>(accounting_.recorded()),
            static_cast<unsigned long long>(accounting_.failuresTotal()),
-           static_cast<unsigned long long>(lp(counters_.dropped)));
+           static_cast<unsigned long long>(counters_.totalDropped()));
   return buf;
 }
 
@@ -265,13 +287,23 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> storeLock(storeMutex_);
   drainLocked();
   SessionTotals totals;
-  totals.dropped = lp(counters_.dropped);
-  // A final report counts every tick the handler saw; once stopped, all are in their buckets.
-  // A dump while running sums the buckets instead, since some ticks may still be in flight.
-  totals.ticks = final ? lp(counters_.ticks) : accounting_.recorded() + accounting_.failuresTotal() + totals.dropped;
+  for (int k = 0; k < kKinds; k++) {
+    totals.dropped[k] = lp(counters_.dropped[k]);
+    // A final report counts every tick that was taken; once stopped, all are in their buckets.
+    // A dump while running sums the buckets instead, since some ticks may still be in flight.
+    auto kind = static_cast<SampleKind>(k);
+    uint64_t failed = 0;
+    for (int b = 0; b < kBuckets; b++) failed += accounting_.failures(kind, static_cast<Bucket>(b));
+    totals.ticks[k] = final ? lp(counters_.ticks[k]) : accounting_.recorded(kind) + failed + totals.dropped[k];
+  }
   totals.durationNs = endWallNs_ - startWallNs_;
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
-  totals.signal = engine_->signal();
+  totals.signal = engine_ ? engine_->signal() : 0;
+  totals.wallSignal = wallSignal_;
+  if (sampler_) {
+    totals.sampler = sampler_->stats();
+    totals.hasSampler = true;
+  }
   ProfileReport report = buildReport(options_, totals, store_, accounting_, registry_.snapshot(), *resolver_);
   report.preloadNs = MethodPreloader::initialNs();
   report.classesPreloaded = MethodPreloader::initialClasses();
@@ -300,6 +332,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   if (final) {
     accounting_.setListener(nullptr);
     jfr_.reset();
+    sampler_.reset();
   }
 }
 

@@ -11,11 +11,13 @@
 #include "control/WriterThread.h"
 #include "engine/Engine.h"
 #include "engine/ThreadRegistry.h"
+#include "engine/ThreadSampler.h"
 #include "jvm/MethodResolver.h"
 #include "output/jfr/JfrRecorder.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
 #include "walk/AsgctWalker.h"
+#include "walk/JvmtiWalker.h"
 
 namespace candor {
 
@@ -32,7 +34,7 @@ class Profiler {
 
   // JVMTI events.
   void onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread);
-  void onThreadEnd();
+  void onThreadEnd(JNIEnv* env = nullptr);
   void onVMDeath();
 
  private:
@@ -51,6 +53,9 @@ class Profiler {
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<SampleRing> ring_;
   std::unique_ptr<AsgctWalker> walker_;
+  std::unique_ptr<JvmtiWalker> jvmtiWalker_;
+  std::unique_ptr<ThreadSampler> sampler_;
+  int wallSignal_ = 0;
   HandlerCounters counters_;
   ThreadRegistry registry_;
   WriterThread writer_;

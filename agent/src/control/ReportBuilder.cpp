@@ -5,13 +5,28 @@
 namespace candor {
 
 namespace {
-const char* engineDescription(EngineKind e) {
-  switch (e) {
-    case EngineKind::kCpu: return "perf_events CPU clock per thread";
-    case EngineKind::kCtimer: return "timer_create(CLOCK_THREAD_CPUTIME_ID) per thread";
-    case EngineKind::kItimer: return "setitimer(ITIMER_PROF), process-wide";
+std::string engineDescription(const Options& o) {
+  std::string d;
+  if (o.cpuEngine) {
+    switch (o.engine) {
+      case EngineKind::kCpu: d = "perf_events CPU clock per thread"; break;
+      case EngineKind::kCtimer: d = "timer_create(CLOCK_THREAD_CPUTIME_ID) per thread"; break;
+      case EngineKind::kItimer: d = "setitimer(ITIMER_PROF), process-wide"; break;
+    }
   }
-  return "";
+  const char* sampler = nullptr;
+  switch (o.sampler) {
+    case SamplerMode::kWall: sampler = "wall clock: sampler thread signals chosen threads"; break;
+    case SamplerMode::kSafepoint: sampler = "JVMTI GetThreadListStackTraces at a global safepoint"; break;
+    case SamplerMode::kHandshake: sampler = "JVMTI GetStackTrace per thread (handshake)"; break;
+    case SamplerMode::kNone: break;
+  }
+  if (sampler != nullptr) d += (d.empty() ? "" : " + ") + std::string(sampler);
+  return d;
+}
+
+LatencySummary summarize(const LatencyHistogram& h) {
+  return {h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max()};
 }
 
 uint32_t frameFor(ProfileSnapshot& snap, MethodResolver& resolver, const StoredFrame& f, bool lines) {
@@ -26,27 +41,79 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
                           MethodResolver& resolver) {
   ProfileReport r;
   r.title = options.title;
-  r.engine = engineName(options.engine);
-  r.engineDescription = engineDescription(options.engine);
-  r.signal = signalName(totals.signal);
-  r.signalNumber = totals.signal;
-  r.intervalNs = options.intervalNs;
+  r.engine = eventsName(options);
+  r.engineDescription = engineDescription(options);
+  int shownSignal = totals.signal != 0 ? totals.signal : totals.wallSignal;
+  r.signal = shownSignal != 0 ? signalName(shownSignal) : "none";
+  r.signalNumber = shownSignal;
+  r.intervalNs = options.cpuEngine ? options.intervalNs : options.samplerIntervalNs;
   r.jitterPct = options.jitterPct;
-  r.ticks = totals.ticks;
+  for (int k = 0; k < kKinds; k++) {
+    r.ticks += totals.ticks[k];
+    r.dropped += totals.dropped[k];
+  }
   r.recorded = accounting.recorded();
-  r.dropped = totals.dropped;
   r.durationNs = totals.durationNs;
   r.processCpuNs = totals.processCpuNs;
-  for (int b = 0; b < static_cast<int>(Bucket::kCount); b++) {
+  for (int b = 0; b < kBuckets; b++) {
     r.failures.emplace_back(bucketName(static_cast<Bucket>(b)), accounting.failures(static_cast<Bucket>(b)));
   }
 
+  // Which kinds this run has: the configured ones, plus any that took ticks.
+  std::array<bool, kKinds> present{};
+  present[static_cast<int>(SampleKind::kCpu)] = options.cpuEngine;
+  if (options.sampler == SamplerMode::kWall) present[static_cast<int>(SampleKind::kWall)] = true;
+  if (options.sampler == SamplerMode::kSafepoint) present[static_cast<int>(SampleKind::kSafepoint)] = true;
+  if (options.sampler == SamplerMode::kHandshake) present[static_cast<int>(SampleKind::kHandshake)] = true;
+  int kindsPresent = 0;
+  for (int k = 0; k < kKinds; k++) {
+    present[k] = present[k] || totals.ticks[k] > 0;
+    kindsPresent += present[k];
+  }
+  for (int k = 0; k < kKinds; k++) {
+    if (!present[k]) continue;
+    auto kind = static_cast<SampleKind>(k);
+    KindReport kr;
+    kr.name = sampleKindName(kind);
+    kr.ticks = totals.ticks[k];
+    kr.recorded = accounting.recorded(kind);
+    kr.dropped = totals.dropped[k];
+    for (int b = 0; b < kBuckets; b++) kr.failed += accounting.failures(kind, static_cast<Bucket>(b));
+    for (int s = 0; s < kStates; s++) {
+      uint64_t n = accounting.samplesInState(kind, static_cast<ThreadState>(s));
+      if (n > 0) kr.states.emplace_back(threadStateName(static_cast<ThreadState>(s)), n);
+    }
+    kr.latency = summarize(accounting.latency(kind));
+    r.kinds.push_back(std::move(kr));
+  }
+  if (totals.hasSampler) {
+    const SamplerStats& s = totals.sampler;
+    SamplerReport& sr = r.sampler;
+    r.hasSampler = true;
+    sr.mode = samplerModeName(options.sampler);
+    sr.signal = totals.wallSignal != 0 ? signalName(totals.wallSignal) : "";
+    sr.intervalNs = options.samplerIntervalNs;
+    sr.threadsPerTick = options.wallThreads;
+    sr.ticks = s.ticks;
+    sr.missedTicks = s.missedTicks;
+    sr.signalsSent = s.signalsSent;
+    sr.skippedPending = s.skippedPending;
+    sr.signalFailures = s.signalFailures;
+    sr.repeated = s.repeated;
+    sr.runningSeen = s.runningSeen;
+    sr.runningSampled = s.runningSampled;
+    sr.candidatesMax = s.candidatesMax;
+    sr.elapsedNs = s.elapsedNs;
+    sr.tickCpu = summarize(s.tickCpuNs);
+    sr.call = summarize(s.callNs);
+  }
+
   std::unordered_map<int, const ThreadRecord*> byTid;
-  for (const ThreadRecord& t : threads) byTid[t.tid] = &t;  // a reused tid maps to its latest thread
+  for (const ThreadRecord& t : threads) byTid[t.tid] = &t;
   for (const ThreadRecord& t : threads) {
     uint64_t ticks = 0, recorded = 0;
     const auto it = accounting.perThread().find(t.tid);
-    if (it != accounting.perThread().end() && byTid[t.tid] == &t) {
+    if (it != accounting.perThread().end()) {
       ticks = it->second.ticks;
       recorded = it->second.recorded;
     }
@@ -59,25 +126,45 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
   }
 
+  // Root frames, outermost first: the kind (when a run mixes kinds), the thread, the state.
   ProfileSnapshot& snap = r.snapshot;
+  bool splitKinds = kindsPresent > 1;
+  auto kindFrame = [&](SampleKind k) { return snap.intern(std::string("[") + sampleKindName(k) + "]", kKindThread); };
   for (const auto& [key, count] : store.counts()) {
     const StoredTrace& trace = store.traces()[key.trace];
     std::vector<uint32_t> frames;
-    frames.reserve(trace.frames.size() + 1);
+    frames.reserve(trace.frames.size() + 3);
+    if (splitKinds) frames.push_back(kindFrame(key.kind));
     if (options.threads) {
       auto it = byTid.find(key.tid);
       std::string name = it != byTid.end() ? it->second->name : "?";
       frames.push_back(snap.intern("[" + name + " tid=" + std::to_string(key.tid) + "]", kKindThread));
+    }
+    if (options.states) {
+      frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
     }
     for (auto f = trace.frames.rbegin(); f != trace.frames.rend(); ++f) {
       frames.push_back(frameFor(snap, resolver, *f, options.lines));
     }
     snap.addStack(std::move(frames), count);
   }
-  for (const auto& [name, count] : r.failures) {
-    snap.addStack({snap.intern("[" + name + "]", kKindFailure)}, count);
+  for (int k = 0; k < kKinds; k++) {
+    auto kind = static_cast<SampleKind>(k);
+    for (int b = 0; b < kBuckets; b++) {
+      uint64_t n = accounting.failures(kind, static_cast<Bucket>(b));
+      if (n == 0) continue;
+      std::vector<uint32_t> frames;
+      if (splitKinds) frames.push_back(kindFrame(kind));
+      frames.push_back(snap.intern(std::string("[") + bucketName(static_cast<Bucket>(b)) + "]", kKindFailure));
+      snap.addStack(std::move(frames), n);
+    }
+    if (totals.dropped[k] > 0) {
+      std::vector<uint32_t> frames;
+      if (splitKinds) frames.push_back(kindFrame(kind));
+      frames.push_back(snap.intern("[dropped]", kKindFailure));
+      snap.addStack(std::move(frames), totals.dropped[k]);
+    }
   }
-  snap.addStack({snap.intern("[dropped]", kKindFailure)}, r.dropped);
   return r;
 }
 

@@ -1,10 +1,12 @@
 // Turns the writer-side state of a session (trace store, accounting, threads) into the plain
 // ProfileReport that the output writers consume. Resolves method names: writer side only.
 #pragma once
+#include <array>
 #include <vector>
 
 #include "control/Options.h"
 #include "engine/ThreadRegistry.h"
+#include "engine/ThreadSampler.h"
 #include "jvm/MethodResolver.h"
 #include "output/ProfileReport.h"
 #include "store/SampleAccounting.h"
@@ -13,11 +15,14 @@
 namespace candor {
 
 struct SessionTotals {
-  uint64_t ticks;
-  uint64_t dropped;
-  uint64_t durationNs;
-  uint64_t processCpuNs;
-  int signal;
+  std::array<uint64_t, kKinds> ticks{};
+  std::array<uint64_t, kKinds> dropped{};
+  uint64_t durationNs = 0;
+  uint64_t processCpuNs = 0;
+  int signal = 0;      // the CPU engine's, 0 without one
+  int wallSignal = 0;  // 0 without a wall sampler
+  bool hasSampler = false;
+  SamplerStats sampler;
 };
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,

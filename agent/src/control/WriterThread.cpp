@@ -9,11 +9,6 @@
 
 namespace candor {
 
-namespace {
-thread_local bool tIsWriter = false;  // ordinary TLS: never read from a signal handler
-}
-
-bool WriterThread::isCurrent() { return tIsWriter; }
 
 void WriterThread::start(std::function<void()> step, int periodMs) {
   step_ = std::move(step);
@@ -33,7 +28,7 @@ void WriterThread::stop() {
 }
 
 void WriterThread::run() {
-  tIsWriter = true;
+  Jvm::markAgentThread();
   pthread_setname_np(pthread_self(), "candor writer");
   // The sampling signal is for Java threads; block it here (itimer may pick any thread).
   sigset_t mask;

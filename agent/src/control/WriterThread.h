@@ -13,8 +13,6 @@ class WriterThread {
   // `step` runs on the writer thread every `periodMs` until stop().
   void start(std::function<void()> step, int periodMs);
   void stop();
-  // True on the writer thread: JVMTI ThreadStart for it must not arm a timer.
-  static bool isCurrent();
 
  private:
   void run();

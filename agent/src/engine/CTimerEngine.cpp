@@ -64,4 +64,11 @@ void CTimerEngine::rearm_signalSafe(const siginfo_t* info) {
   syscall(__NR_timer_settime, info->si_timerid, 0, &spec, nullptr);
 }
 
+int64_t CTimerEngine::latency_signalSafe(const siginfo_t* info) {
+  itimerspec now = {};
+  if (syscall(__NR_timer_gettime, info->si_timerid, &now) != 0) return -1;
+  int64_t remaining = now.it_value.tv_sec * 1'000'000'000LL + now.it_value.tv_nsec;
+  return remaining > 0 && remaining <= intervalNs_ ? intervalNs_ - remaining : -1;
+}
+
 }  // namespace candor

@@ -16,6 +16,7 @@ class CTimerEngine : public Engine {
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
   void rearm_signalSafe(const siginfo_t* info) override;
+  int64_t latency_signalSafe(const siginfo_t* info) override;
 
  private:
   int signal_;

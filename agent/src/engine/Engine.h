@@ -33,6 +33,9 @@ class Engine {
 
   // Signal-handler path, only when jitter is on: choose the next interval at random.
   virtual void rearm_signalSafe(const siginfo_t* info) = 0;
+  // Signal-handler path, jitter off: the thread's CPU time between the timer's expiry and now
+  // (the engine's sampling latency), or -1 if it cannot tell. Costs a system call.
+  virtual int64_t latency_signalSafe(const siginfo_t* info) = 0;
 };
 
 // Picks a jittered interval; async-signal-safe (a lock-free splitmix64 over an atomic counter).

@@ -35,4 +35,11 @@ void ITimerEngine::rearm_signalSafe(const siginfo_t*) {
   setProfTimer(jitteredInterval_signalSafe(intervalNs_, jitterPct_), true);
 }
 
+int64_t ITimerEngine::latency_signalSafe(const siginfo_t*) {
+  itimerval now = {};
+  if (getitimer(ITIMER_PROF, &now) != 0) return -1;
+  int64_t remaining = now.it_value.tv_sec * 1'000'000'000LL + now.it_value.tv_usec * 1000LL;
+  return remaining > 0 && remaining <= intervalNs_ ? intervalNs_ - remaining : -1;
+}
+
 }  // namespace candor

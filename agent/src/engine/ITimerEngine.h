@@ -16,6 +16,7 @@ class ITimerEngine : public Engine {
   bool armThread(int, ThreadTimer*, std::string*) override { return true; }
   void disarmThread(ThreadTimer*) override {}
   void rearm_signalSafe(const siginfo_t* info) override;
+  int64_t latency_signalSafe(const siginfo_t* info) override;
 
  private:
   long long intervalNs_ = 0;

@@ -17,6 +17,7 @@ class PerfEngine : public Engine {
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
   void rearm_signalSafe(const siginfo_t* info) override;
+  int64_t latency_signalSafe(const siginfo_t* info) override;
 
   // Whether this machine lets us open a perf CPU clock for our own thread; `why` if not.
   static bool available(std::string* why);

@@ -4,18 +4,46 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "control/Options.h"
+#include "engine/WallTargets.h"
 
 namespace candor {
 
 namespace {
 std::atomic<bool> gRunning{false};
 std::atomic<int> gInflight{0};
-Engine* gEngine = nullptr;       // written only while gRunning is false and no handler runs
+// Written only while gRunning is false and no handler runs.
+Engine* gCpuEngine = nullptr;
+int gCpuSignal = 0;
+int gWallSignal = 0;
+pid_t gPid = 0;
 AsgctWalker* gWalker = nullptr;
 bool gJitter = false;
 int gInstalled[65] = {};
+std::atomic<uint32_t> gLatencyCountdown{0};
+constexpr uint32_t kLatencyEvery = 8;  // measuring costs a syscall: one tick in eight
+
+void onCpuTick_signalSafe(siginfo_t* info, void* ucontext) {
+  if (gJitter) gCpuEngine->rearm_signalSafe(info);
+  int64_t latency = -1;
+  if (!gJitter && gLatencyCountdown.fetch_add(1, std::memory_order_relaxed) % kLatencyEvery == 0) {
+    latency = gCpuEngine->latency_signalSafe(info);
+  }
+  gWalker->takeSample_signalSafe(ucontext, SampleKind::kCpu, ThreadState::kRunning, latency, 0);
+}
+
+void onWallTick_signalSafe(siginfo_t* info, void* ucontext) {
+  // Only our own sigqueue carries a target index; anything else is not a tick of ours.
+  if (info->si_code != SI_QUEUE || info->si_pid != gPid) return;
+  WallTarget* target = WallTargets::find_signalSafe(info->si_value.sival_int);
+  if (target == nullptr) return;
+  auto state = static_cast<ThreadState>(target->state.load(std::memory_order_acquire));
+  uint64_t intended = target->intendedNs.load(std::memory_order_relaxed);
+  gWalker->takeSample_signalSafe(ucontext, SampleKind::kWall, state, -1, intended);
+  target->pending.store(false, std::memory_order_release);
+}
 }  // namespace
 
 bool SignalHandler::install(int sig, std::string* why) {
@@ -30,7 +58,7 @@ bool SignalHandler::install(int sig, std::string* why) {
                                              : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
   if (foreign) {
     *why = std::string("another handler for ") + signalName(sig) +
-           " is installed (another profiler or library); choose a free one with signal=, e.g. signal=SIGURG";
+           " is installed (another profiler or library); choose a free one with signal= or wallsignal=";
     return false;
   }
   struct sigaction sa = {};
@@ -45,8 +73,11 @@ bool SignalHandler::install(int sig, std::string* why) {
   return true;
 }
 
-void SignalHandler::activate(Engine* engine, AsgctWalker* walker, bool jitter) {
-  gEngine = engine;
+void SignalHandler::activate(Engine* cpuEngine, int wallSignal, AsgctWalker* walker, bool jitter) {
+  gCpuEngine = cpuEngine;
+  gCpuSignal = cpuEngine != nullptr ? cpuEngine->signal() : 0;
+  gWallSignal = wallSignal;
+  gPid = getpid();
   gWalker = walker;
   gJitter = jitter;
   gRunning.store(true, std::memory_order_seq_cst);
@@ -55,16 +86,16 @@ void SignalHandler::activate(Engine* engine, AsgctWalker* walker, bool jitter) {
 void SignalHandler::deactivate() {
   gRunning.store(false, std::memory_order_seq_cst);
   while (gInflight.load(std::memory_order_seq_cst) != 0) sched_yield();
-  gEngine = nullptr;
+  gCpuEngine = nullptr;
   gWalker = nullptr;
 }
 
-void SignalHandler::onSignal_signalSafe(int, siginfo_t* info, void* ucontext) {
+void SignalHandler::onSignal_signalSafe(int sig, siginfo_t* info, void* ucontext) {
   int savedErrno = errno;
   gInflight.fetch_add(1, std::memory_order_seq_cst);
   if (gRunning.load(std::memory_order_seq_cst)) {
-    if (gJitter) gEngine->rearm_signalSafe(info);
-    gWalker->takeSample_signalSafe(ucontext);
+    if (sig == gWallSignal && sig != 0) onWallTick_signalSafe(info, ucontext);
+    else if (sig == gCpuSignal && sig != 0) onCpuTick_signalSafe(info, ucontext);
   }
   gInflight.fetch_sub(1, std::memory_order_release);
   errno = savedErrno;

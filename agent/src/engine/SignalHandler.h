@@ -1,7 +1,10 @@
-// Owns the process's handler for the sampling signal and the handshake that makes stopping
+// Owns the process's handlers for the sampling signals and the handshake that makes stopping
 // safe: a handler announces itself in `inflight` before it looks at `running`, and stop()
 // clears `running` before it waits for `inflight` to reach zero (a Dekker-style pair of
 // seq_cst operations), so no handler can touch the ring after stop() returns.
+//
+// Two signals may be live at once: the CPU engine's (cpu, ctimer, itimer) and the wall
+// sampler's, which carries a WallTargets index as its sigqueue value.
 #pragma once
 #include <atomic>
 #include <string>
@@ -17,8 +20,9 @@ class SignalHandler {
   // and `why` names the problem). Installing twice for the same signal is a no-op.
   static bool install(int sig, std::string* why);
 
-  // Points the handler at the current session and lets it sample.
-  static void activate(Engine* engine, AsgctWalker* walker, bool jitter);
+  // Points the handlers at the current session and lets them sample. `cpuEngine` may be null
+  // (no CPU engine), `wallSignal` 0 (no wall sampler).
+  static void activate(Engine* cpuEngine, int wallSignal, AsgctWalker* walker, bool jitter);
   // Stops sampling and waits until no handler is still running; pending signals that arrive
   // later are ignored.
   static void deactivate();

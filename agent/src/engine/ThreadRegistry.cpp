@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
 #include "control/Log.h"
 #include "engine/CTimerEngine.h"
+#include "engine/WallTargets.h"
 
 namespace candor {
 
@@ -37,15 +39,24 @@ uint64_t threadCpuNs(int tid) {
   return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-void ThreadRegistry::begin(Engine* engine) {
+void ThreadRegistry::begin(Engine* engine, const Options& options, bool withSampler) {
   std::lock_guard<std::mutex> lock(mutex_);
+  active_ = true;
   engine_ = engine;
+  withSampler_ = withSampler;
+  nameFilter_ = options.threadFilter.empty() ? nullptr : std::make_unique<std::regex>(options.threadFilter);
+  tidFilter_ = options.tidFilter;
   warned_ = false;
 }
 
-void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind) {
+bool ThreadRegistry::passesFilter(int tid, const std::string& name) const {
+  if (!tidFilter_.empty() && std::find(tidFilter_.begin(), tidFilter_.end(), tid) == tidFilter_.end()) return false;
+  return !nameFilter_ || std::regex_search(name, *nameFilter_);
+}
+
+void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIEnv* env, jthread thread) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (engine_ == nullptr || tid <= 0) return;
+  if (!active_ || tid <= 0 || !passesFilter(tid, name)) return;
   // A tid that comes back is the same OS thread re-attached (main becomes DestroyJavaVM) or,
   // rarely, a recycled tid: either way its samples are keyed by tid, so the record continues.
   auto [it, isNew] = threads_.try_emplace(tid);
@@ -58,26 +69,41 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind) {
   }
   r.live = true;
   r.cpuAtArmNs = threadCpuNs(tid);
+  if (withSampler_ && kind == ThreadKind::kJava && env != nullptr && thread != nullptr) {
+    r.ref = static_cast<jthread>(env->NewGlobalRef(thread));
+    r.wallIndex = WallTargets::acquire(tid);
+  }
   std::string why;
-  if (engine_->perThread() && !engine_->armThread(tid, &r.timer, &why) && !warned_) {
+  if (engine_ != nullptr && engine_->perThread() && !engine_->armThread(tid, &r.timer, &why) && !warned_) {
     warned_ = true;
     logError("cannot sample thread '%s' (tid %d): %s", name.c_str(), tid, why.c_str());
   }
+}
+
+void ThreadRegistry::releaseSamplerState(ThreadRecord& r, JNIEnv* env) {
+  if (r.ref != nullptr) {
+    if (withSampler_) deadRefs_.push_back(r.ref);  // the sampler may still hold it this tick
+    else if (env != nullptr) env->DeleteGlobalRef(r.ref);
+    r.ref = nullptr;
+  }
+  WallTargets::release(r.wallIndex);
+  r.wallIndex = -1;
+}
+
+void ThreadRegistry::remove(int tid, JNIEnv* env) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = threads_.find(tid);
+  if (it == threads_.end() || !it->second.live) return;
+  it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
+  if (engine_ != nullptr) engine_->disarmThread(&it->second.timer);
+  releaseSamplerState(it->second, env);
+  it->second.live = false;
 }
 
 uint64_t ThreadRegistry::cpuSoFar(const ThreadRecord& r) {
   if (!r.live) return r.cpuNs;
   uint64_t now = threadCpuNs(r.tid);
   return r.cpuNs + (now >= r.cpuAtArmNs ? now - r.cpuAtArmNs : 0);
-}
-
-void ThreadRegistry::remove(int tid) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = threads_.find(tid);
-  if (it == threads_.end() || !it->second.live) return;
-  it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
-  if (engine_ != nullptr) engine_->disarmThread(&it->second.timer);
-  it->second.live = false;
 }
 
 void ThreadRegistry::addAllProcessThreads() {
@@ -101,14 +127,33 @@ void ThreadRegistry::addAllProcessThreads() {
   }
 }
 
-void ThreadRegistry::end() {
+void ThreadRegistry::samplerTargets(JNIEnv* env, std::vector<SamplerTarget>* out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (jthread ref : deadRefs_) env->DeleteGlobalRef(ref);
+  deadRefs_.clear();
+  out->clear();
+  for (const auto& [tid, r] : threads_) {
+    if (r.live && r.ref != nullptr && r.wallIndex >= 0) out->push_back({tid, r.ref, r.wallIndex});
+  }
+}
+
+void ThreadRegistry::end(JNIEnv* env) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& [tid, r] : threads_) {
     r.cpuNs = cpuSoFar(r);
     if (engine_ != nullptr) engine_->disarmThread(&r.timer);
     r.live = false;
+    if (r.ref != nullptr && env != nullptr) env->DeleteGlobalRef(r.ref);  // the sampler has stopped
+    r.ref = nullptr;
+    r.wallIndex = -1;
   }
+  if (env != nullptr) {
+    for (jthread ref : deadRefs_) env->DeleteGlobalRef(ref);
+  }
+  deadRefs_.clear();
+  WallTargets::releaseAll();
   engine_ = nullptr;
+  active_ = false;
 }
 
 std::vector<ThreadRecord> ThreadRegistry::snapshot() {

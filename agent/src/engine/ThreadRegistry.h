@@ -1,13 +1,20 @@
 // The threads a session samples: which are armed, what they are called, what kind they are, and
-// how much CPU they used while armed (the denominator of "samples per CPU-second").
-// Called from JVMTI thread events, the control thread and the writer thread; never the handler.
+// how much CPU they used while armed (the denominator of "samples per CPU-second"). For the
+// sampler-thread modes it also keeps each Java thread's jthread (a JNI global reference) and
+// its WallTargets entry. Called from JVMTI thread events, the control, writer and sampler
+// threads; never from a signal handler.
 #pragma once
+#include <jvmti.h>
+
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <vector>
 
+#include "control/Options.h"
 #include "engine/Engine.h"
 
 namespace candor {
@@ -25,18 +32,33 @@ struct ThreadRecord {
   uint64_t cpuAtArmNs = 0;
   uint64_t cpuNs = 0;  // CPU used while armed, up to the last disarm (or snapshot)
   bool live = true;
+  jthread ref = nullptr;  // global reference, Java threads only, when a sampler runs
+  int wallIndex = -1;     // WallTargets entry, when a sampler runs
+};
+
+// What the sampler thread needs of one thread for one tick.
+struct SamplerTarget {
+  int tid;
+  jthread ref;
+  int wallIndex;
 };
 
 class ThreadRegistry {
  public:
-  void begin(Engine* engine);
-  // Arms a thread unless it is known already; logs the first failure only.
-  void add(int tid, const std::string& name, ThreadKind kind);
-  void remove(int tid);
+  // Starts a session. `engine` may be null (no CPU engine); `withSampler` keeps jthreads.
+  void begin(Engine* engine, const Options& options, bool withSampler);
+  // Registers (and arms) a thread unless it is known already or filtered out.
+  void add(int tid, const std::string& name, ThreadKind kind, JNIEnv* env = nullptr, jthread thread = nullptr);
+  void remove(int tid, JNIEnv* env);
   // Arms every thread of the process not yet known (allthreads), naming it from /proc.
   void addAllProcessThreads();
   // Disarms everything and settles CPU times; the records stay for the report.
-  void end();
+  void end(JNIEnv* env);
+
+  // Sampler thread: the live Java threads it may sample. Global references of threads that
+  // ended are deleted here, by the sampler itself, so a reference it still holds from its
+  // previous tick is never freed under it.
+  void samplerTargets(JNIEnv* env, std::vector<SamplerTarget>* out);
 
   // A copy of every record, live CPU times brought up to date.
   std::vector<ThreadRecord> snapshot();
@@ -44,11 +66,19 @@ class ThreadRegistry {
   void clear();
 
  private:
+  bool passesFilter(int tid, const std::string& name) const;
   // CPU used while armed: settled periods plus the current one.
   static uint64_t cpuSoFar(const ThreadRecord& r);
+  void releaseSamplerState(ThreadRecord& r, JNIEnv* env);
+
   std::mutex mutex_;
+  bool active_ = false;
   Engine* engine_ = nullptr;
+  bool withSampler_ = false;
+  std::unique_ptr<std::regex> nameFilter_;
+  std::vector<int> tidFilter_;
   std::map<int, ThreadRecord> threads_;
+  std::vector<jthread> deadRefs_;  // deleted by the sampler thread (see samplerTargets)
   bool warned_ = false;
 };
 

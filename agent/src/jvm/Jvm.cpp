@@ -51,6 +51,12 @@ JNIEnv* Jvm::currentEnv_signalSafe() {
 
 JNIEnv* Jvm::currentEnv() { return currentEnv_signalSafe(); }
 
+namespace {
+thread_local bool tAgentThread = false;  // ordinary TLS: never read from a signal handler
+}
+void Jvm::markAgentThread() { tAgentThread = true; }
+bool Jvm::isAgentThread() { return tAgentThread; }
+
 int Jvm::osThreadId(JNIEnv* env, jthread thread) {
   // JDK 17 declares _osthread in JavaThread; JDK 25 moved it up to Thread.
   static int64_t osthreadOff = VMStructs::fieldOffset("JavaThread", "_osthread") >= 0

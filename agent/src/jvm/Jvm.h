@@ -24,6 +24,10 @@ class Jvm {
   // The OS thread id of a live java.lang.Thread, via eetop and VMStructs; 0 when unknown.
   static int osThreadId(JNIEnv* env, jthread thread);
 
+  // candor's own threads (writer, sampler) mark themselves so that ThreadStart skips them.
+  static void markAgentThread();
+  static bool isAgentThread();
+
  private:
   static JavaVM* vm_;
   static jvmtiEnv* jvmti_;

@@ -40,6 +40,44 @@ class ProfileSnapshot {
   uint64_t total_ = 0;
 };
 
+struct LatencySummary {
+  uint64_t count = 0;
+  uint64_t p50 = 0, p99 = 0, p999 = 0, max = 0;
+};
+
+// One kind of sample (cpu, wall, safepoint, handshake) in a run.
+struct KindReport {
+  std::string name;
+  uint64_t ticks = 0;
+  uint64_t recorded = 0;
+  uint64_t failed = 0;
+  uint64_t dropped = 0;
+  std::vector<std::pair<std::string, uint64_t>> states;  // samples per thread state, non-zero only
+  LatencySummary latency;  // cpu: CPU time from timer expiry to handler; others: from intended time
+};
+
+// The sampler thread of wall, safepoint and handshake modes.
+struct SamplerReport {
+  std::string mode;
+  std::string signal;  // wall only
+  int64_t intervalNs = 0;
+  uint32_t threadsPerTick = 0;
+  uint64_t ticks = 0;
+  uint64_t missedTicks = 0;
+  uint64_t signalsSent = 0;
+  uint64_t skippedPending = 0;
+  uint64_t signalFailures = 0;
+  uint64_t repeated = 0;
+  uint64_t runningSeen = 0;
+  uint64_t runningSampled = 0;
+  uint64_t candidatesMax = 0;
+  uint64_t elapsedNs = 0;
+  LatencySummary tickCpu;  // the sampler's own CPU per tick
+  LatencySummary call;     // JVMTI stack call durations (safepoint: the pause)
+  double requestedRate() const { return intervalNs > 0 ? 1e9 / intervalNs : 0; }
+  double effectiveRate() const { return elapsedNs > 0 ? ticks * 1e9 / elapsedNs : 0; }
+};
+
 struct ThreadReport {
   int tid;
   std::string name;
@@ -69,6 +107,9 @@ struct ProfileReport {
   uint64_t classesPreloaded = 0;
   uint64_t classPrepareNs = 0;
   uint64_t classesPrepared = 0;
+  std::vector<KindReport> kinds;  // kinds that took at least one tick, or the configured ones
+  bool hasSampler = false;
+  SamplerReport sampler;
   ProfileSnapshot snapshot;
 
   uint64_t failuresTotal() const;

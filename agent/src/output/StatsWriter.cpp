@@ -24,6 +24,28 @@ std::string real(double v) {
   snprintf(buf, sizeof buf, "%.3f", v);
   return buf;
 }
+std::string latency(const LatencySummary& l) {
+  return "{\"count\": " + num(l.count) + ", \"p50_ns\": " + num(l.p50) + ", \"p99_ns\": " + num(l.p99) +
+         ", \"p999_ns\": " + num(l.p999) + ", \"max_ns\": " + num(l.max) + "}";
+}
+std::string kindJson(const KindReport& k) {
+  std::string states = "{";
+  for (size_t i = 0; i < k.states.size(); i++) {
+    states += (i ? ", " : "") + str(k.states[i].first) + ": " + num(k.states[i].second);
+  }
+  return "{\"ticks\": " + num(k.ticks) + ", \"recorded\": " + num(k.recorded) + ", \"failed\": " + num(k.failed) +
+         ", \"dropped\": " + num(k.dropped) + ", \"states\": " + states + "}, \"latency\": " + latency(k.latency) + "}";
+}
+std::string samplerJson(const SamplerReport& s) {
+  return "{\"mode\": " + str(s.mode) + ", \"signal\": " + str(s.signal) + ", \"interval_ns\": " + num(s.intervalNs) +
+         ", \"threads_per_tick\": " + num(s.threadsPerTick) + ", \"ticks\": " + num(s.ticks) +
+         ", \"missed_ticks\": " + num(s.missedTicks) + ", \"requested_rate\": " + real(s.requestedRate()) +
+         ", \"effective_rate\": " + real(s.effectiveRate()) + ", \"signals_sent\": " + num(s.signalsSent) +
+         ", \"skipped_pending\": " + num(s.skippedPending) + ", \"signal_failures\": " + num(s.signalFailures) +
+         ", \"repeated_without_signal\": " + num(s.repeated) + ", \"running_seen\": " + num(s.runningSeen) +
+         ", \"running_sampled\": " + num(s.runningSampled) + ", \"candidates_max\": " + num(s.candidatesMax) +
+         ", \"tick_cpu\": " + latency(s.tickCpu) + ", \"jvmti_call\": " + latency(s.call) + "}";
+}
 }  // namespace
 
 void writeStats(const ProfileReport& r, std::ostream& os) {
@@ -52,6 +74,12 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   field(out, "classes_preloaded", num(r.classesPreloaded));
   field(out, "class_prepare_ns", num(r.classPrepareNs));
   field(out, "classes_prepared", num(r.classesPrepared));
+  std::string kindsJson = "{";
+  for (size_t i = 0; i < r.kinds.size(); i++) {
+    kindsJson += std::string(i ? ",\n    " : "\n    ") + str(r.kinds[i].name) + ": " + kindJson(r.kinds[i]);
+  }
+  field(out, "kinds", kindsJson + (r.kinds.empty() ? "}" : "\n  }"));
+  if (r.hasSampler) field(out, "sampler", samplerJson(r.sampler));
   std::map<std::string, uint64_t> kinds;
   for (const auto& t : r.threads) kinds[t.kind] += t.ticks;
   std::string kindJson = "{";

@@ -50,12 +50,25 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   out << "candor profile summary\n\n";
   out << fmt("engine:    %s (%s), signal %s (%d)\n", r.engine.c_str(), r.engineDescription.c_str(),
              r.signal.c_str(), r.signalNumber);
-  out << fmt("interval:  %.3f ms of CPU time per thread, jitter %d%%\n", r.intervalNs / 1e6, r.jitterPct);
+  bool hasCpu = r.kinds.empty() || r.kinds[0].name == "cpu";
+  if (hasCpu) out << fmt("interval:  %.3f ms of CPU time per thread, jitter %d%%\n", r.intervalNs / 1e6, r.jitterPct);
+  if (r.hasSampler) {
+    out << fmt("sampler:   %s every %.3f ms of wall time, up to %u threads per tick\n", r.sampler.mode.c_str(),
+               r.sampler.intervalNs / 1e6, r.sampler.threadsPerTick);
+  }
   out << fmt("duration:  %.3f s wall, process CPU %.3f s, profiled threads %zu with %.3f s CPU\n",
              r.durationNs / 1e9, r.processCpuNs / 1e9, r.threads.size(), r.profiledCpuNs / 1e9);
-  double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
-  out << fmt("rate:      %.1f samples per CPU-second achieved, %.1f requested (%.1f%%)\n", achieved, requested,
-             pct(static_cast<uint64_t>(achieved * 1000), static_cast<uint64_t>(requested * 1000)));
+  if (hasCpu) {
+    double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
+    if (r.kinds.size() > 1) achieved = r.kinds[0].ticks * 1e9 / std::max<double>(1, r.profiledCpuNs);
+    out << fmt("rate:      %.1f samples per CPU-second achieved, %.1f requested (%.1f%%)\n", achieved, requested,
+               pct(static_cast<uint64_t>(achieved * 1000), static_cast<uint64_t>(requested * 1000)));
+  }
+  if (r.hasSampler) {
+    out << fmt("rate:      %.1f sampler ticks per second achieved, %.1f requested (%.1f%%)\n", r.sampler.effectiveRate(),
+               r.sampler.requestedRate(),
+               pct(static_cast<uint64_t>(r.sampler.effectiveRate() * 1000), static_cast<uint64_t>(r.sampler.requestedRate() * 1000)));
+  }
   out << fmt("ticks:     %llu = recorded %llu (%.2f%%) + failed %llu (%.2f%%) + dropped %llu (%.2f%%)\n\n",
              static_cast<unsigned long long>(r.ticks), static_cast<unsigned long long>(r.recorded),
              pct(r.recorded, r.ticks), static_cast<unsigned long long>(r.failuresTotal()),
@@ -87,6 +100,43 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, r.ticks, topN);
   writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.ticks, topN);
 
+  if (r.kinds.size() > 1 || (!r.kinds.empty() && r.kinds[0].name != "cpu")) {
+    out << "Sample kinds:\n" << fmt("  %-10s %9s %9s %9s %9s  %s\n", "kind", "ticks", "recorded", "failed", "dropped", "states");
+    for (const KindReport& k : r.kinds) {
+      std::string states;
+      for (const auto& [name, n] : k.states) states += name + "=" + std::to_string(n) + " ";
+      out << fmt("  %-10s %9llu %9llu %9llu %9llu  ", k.name.c_str(), static_cast<unsigned long long>(k.ticks),
+                 static_cast<unsigned long long>(k.recorded), static_cast<unsigned long long>(k.failed),
+                 static_cast<unsigned long long>(k.dropped))
+          << states << "\n";
+    }
+    out << "\n";
+  }
+  out << "Sampling latency (cpu: CPU time from timer expiry to the handler; others: from the intended time):\n"
+      << fmt("  %-10s %9s %10s %10s %10s %10s\n", "kind", "measured", "p50", "p99", "p99.9", "max");
+  for (const KindReport& k : r.kinds) {
+    const LatencySummary& l = k.latency;
+    out << fmt("  %-10s %9llu %8.1fus %8.1fus %8.1fus %8.1fus\n", k.name.c_str(),
+               static_cast<unsigned long long>(l.count), l.p50 / 1e3, l.p99 / 1e3, l.p999 / 1e3, l.max / 1e3);
+  }
+  out << "\n";
+  if (r.hasSampler) {
+    const SamplerReport& s = r.sampler;
+    out << fmt("Sampler (%s): %.1f ticks/s effective, %.1f requested; %llu ticks, %llu missed; up to %u threads per "
+               "tick of %llu seen\n",
+               s.mode.c_str(), s.effectiveRate(), s.requestedRate(), static_cast<unsigned long long>(s.ticks),
+               static_cast<unsigned long long>(s.missedTicks), s.threadsPerTick,
+               static_cast<unsigned long long>(s.candidatesMax));
+    out << fmt("  running threads sampled: %llu of %llu; signals sent %llu, skipped (still pending) %llu, failed %llu, "
+               "idle repeated without a signal %llu\n",
+               static_cast<unsigned long long>(s.runningSampled), static_cast<unsigned long long>(s.runningSeen),
+               static_cast<unsigned long long>(s.signalsSent), static_cast<unsigned long long>(s.skippedPending),
+               static_cast<unsigned long long>(s.signalFailures), static_cast<unsigned long long>(s.repeated));
+    out << fmt("  sampler CPU per tick p50 %.1fus p99 %.1fus max %.1fus; JVMTI stack call p50 %.1fus p99 %.1fus max "
+               "%.1fus\n\n",
+               s.tickCpu.p50 / 1e3, s.tickCpu.p99 / 1e3, s.tickCpu.max / 1e3, s.call.p50 / 1e3, s.call.p99 / 1e3,
+               s.call.max / 1e3);
+  }
   out << "Ticks that did not become a Java stack:\n" << fmt("  %-24s %9s %8s\n", "bucket", "ticks", "share");
   for (const auto& [name, count] : r.failures) {
     out << fmt("  %-24s %9llu %7.2f%%\n", name.c_str(), static_cast<unsigned long long>(count), pct(count, r.ticks));

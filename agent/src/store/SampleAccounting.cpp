@@ -2,35 +2,98 @@
 
 namespace candor {
 
+uint64_t HandlerCounters::totalTicks() const {
+  uint64_t sum = 0;
+  for (const auto& t : ticks) sum += t.load(std::memory_order_relaxed);
+  return sum;
+}
+
+uint64_t HandlerCounters::totalDropped() const {
+  uint64_t sum = 0;
+  for (const auto& d : dropped) sum += d.load(std::memory_order_relaxed);
+  return sum;
+}
+
+void HandlerCounters::clear() {
+  for (auto& t : ticks) t.store(0, std::memory_order_relaxed);
+  for (auto& d : dropped) d.store(0, std::memory_order_relaxed);
+}
+
+uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state) {
+  int k = static_cast<int>(kind);
+  ThreadTicks& t = perThread_[slot.tid];
+  t.ticks++;
+  states_[k][static_cast<int>(state)]++;
+  int32_t code = slot.numFrames;
+  uint32_t trace = DrainListener::kNoTrace;
+  if (code == kRepeatLastCode) {
+    repeated_++;
+    auto it = lastWall_.find(slot.tid);
+    if (it == lastWall_.end()) {
+      code = -7;  // nothing to repeat: unknown_state (the sampler only repeats after a sample)
+    } else if (it->second.code > 0) {
+      store_.addAgain(it->second.trace, slot.tid, kind, state);
+      recorded_[k]++;
+      t.recorded++;
+      return it->second.trace;
+    } else {
+      code = it->second.code;
+    }
+  } else if (code > 0) {
+    trace = store_.add(slot.frames, code, slot.tid, kind, state);
+    recorded_[k]++;
+    t.recorded++;
+  }
+  if (code <= 0) failures_[k][static_cast<int>(bucketForCode(code))]++;
+  if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
+  return trace;
+}
+
 uint64_t SampleAccounting::drain(SampleRing& ring) {
   uint64_t n = 0;
   for (SampleSlot* slot; (slot = ring.peek()) != nullptr; n++) {
-    ThreadTicks& t = perThread_[slot->tid];
-    t.ticks++;
-    uint32_t traceId = DrainListener::kNoTrace;
-    if (slot->numFrames > 0) {
-      traceId = store_.add(slot->frames, slot->numFrames, slot->tid);
-      recorded_++;
-      t.recorded++;
-    } else {
-      failures_[static_cast<int>(bucketForCode(slot->numFrames))]++;
+    auto kind = static_cast<SampleKind>(slot->kind < kKinds ? slot->kind : 0);
+    auto state = static_cast<ThreadState>(slot->state < kStates ? slot->state : 0);
+    uint32_t trace = landInBucket(*slot, kind, state);
+    if (slot->latencyNs >= 0) {
+      int k = static_cast<int>(kind);
+      latency_[k].recordCorrected(static_cast<uint64_t>(slot->latencyNs), schedule_[k]);
     }
-    if (listener_ != nullptr) listener_->onDrained(*slot, traceId);
+    if (listener_ != nullptr) listener_->onDrained(*slot, trace);
     ring.release(slot);
   }
   return n;
 }
 
+uint64_t SampleAccounting::recorded() const {
+  uint64_t sum = 0;
+  for (uint64_t r : recorded_) sum += r;
+  return sum;
+}
+
+uint64_t SampleAccounting::failures(Bucket b) const {
+  uint64_t sum = 0;
+  for (const auto& perKind : failures_) sum += perKind[static_cast<int>(b)];
+  return sum;
+}
+
 uint64_t SampleAccounting::failuresTotal() const {
   uint64_t sum = 0;
-  for (uint64_t f : failures_) sum += f;
+  for (const auto& perKind : failures_) {
+    for (uint64_t f : perKind) sum += f;
+  }
   return sum;
 }
 
 void SampleAccounting::clear() {
-  recorded_ = 0;
-  failures_.fill(0);
+  recorded_.fill(0);
+  for (auto& f : failures_) f.fill(0);
+  for (auto& s : states_) s.fill(0);
+  for (auto& h : latency_) h.clear();
+  repeated_ = 0;
+  schedule_.fill(0);
   perThread_.clear();
+  lastWall_.clear();
 }
 
 }  // namespace candor

@@ -1,6 +1,7 @@
 // Drains the sample ring into the trace store and keeps the tick accounting:
 //   ticks = recorded + dropped + Σ failures
-// `ticks` and `dropped` are counted by the signal handler; everything else here, by the consumer.
+// `ticks` and `dropped` are counted where a tick is taken (signal handler or sampler thread);
+// everything else here, by the consumer. Counts are kept per sample kind as well.
 #pragma once
 #include <array>
 #include <atomic>
@@ -8,14 +9,23 @@
 #include <unordered_map>
 
 #include "concurrent/SampleRing.h"
+#include "store/LatencyHistogram.h"
+#include "store/SampleKinds.h"
 #include "store/TickBuckets.h"
 #include "store/TraceStore.h"
 
 namespace candor {
 
+constexpr int kKinds = static_cast<int>(SampleKind::kCount);
+constexpr int kStates = static_cast<int>(ThreadState::kCount);
+constexpr int kBuckets = static_cast<int>(Bucket::kCount);
+
 struct HandlerCounters {
-  alignas(64) std::atomic<uint64_t> ticks{0};
-  alignas(64) std::atomic<uint64_t> dropped{0};
+  alignas(64) std::array<std::atomic<uint64_t>, kKinds> ticks{};
+  alignas(64) std::array<std::atomic<uint64_t>, kKinds> dropped{};
+  uint64_t totalTicks() const;
+  uint64_t totalDropped() const;
+  void clear();
 };
 
 struct ThreadTicks {
@@ -28,7 +38,8 @@ struct ThreadTicks {
 class DrainListener {
  public:
   virtual ~DrainListener() = default;
-  // traceId is the store's id for a recorded stack, or kNoTrace for a failure (slot.numFrames <= 0).
+  // traceId is the store's id for a recorded stack, or kNoTrace for a failure. Use traceId, not
+  // slot.frames: a repeated wall sample (numFrames == kRepeatLastCode) carries no frames.
   virtual void onDrained(const SampleSlot& slot, uint32_t traceId) = 0;
   static constexpr uint32_t kNoTrace = UINT32_MAX;
 };
@@ -37,22 +48,41 @@ class SampleAccounting {
  public:
   explicit SampleAccounting(TraceStore& store) : store_(store) {}
   void setListener(DrainListener* listener) { listener_ = listener; }
+  // Samples of `kind` follow a fixed schedule of this period: their latencies get the
+  // coordinated-omission correction (see LatencyHistogram::recordCorrected).
+  void setSchedule(SampleKind kind, uint64_t intervalNs) { schedule_[static_cast<int>(kind)] = intervalNs; }
 
   // Consumer side: moves every published sample out of the ring; returns how many.
   uint64_t drain(SampleRing& ring);
 
-  uint64_t recorded() const { return recorded_; }
-  uint64_t failures(Bucket b) const { return failures_[static_cast<int>(b)]; }
+  uint64_t recorded() const;
+  uint64_t recorded(SampleKind k) const { return recorded_[static_cast<int>(k)]; }
+  uint64_t failures(Bucket b) const;
+  uint64_t failures(SampleKind k, Bucket b) const { return failures_[static_cast<int>(k)][static_cast<int>(b)]; }
   uint64_t failuresTotal() const;
+  uint64_t repeated() const { return repeated_; }
+  uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
+  const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
   const std::unordered_map<int, ThreadTicks>& perThread() const { return perThread_; }
   void clear();
 
  private:
+  struct LastResult {
+    uint32_t trace;
+    int32_t code;  // > 0: a stack (trace is valid); <= 0: the failure code
+  };
+  uint32_t landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state);
+
   TraceStore& store_;
   DrainListener* listener_ = nullptr;
-  uint64_t recorded_ = 0;
-  std::array<uint64_t, static_cast<int>(Bucket::kCount)> failures_{};
+  std::array<uint64_t, kKinds> recorded_{};
+  std::array<std::array<uint64_t, kBuckets>, kKinds> failures_{};
+  std::array<std::array<uint64_t, kStates>, kKinds> states_{};
+  std::array<LatencyHistogram, kKinds> latency_{};
+  std::array<uint64_t, kKinds> schedule_{};
+  uint64_t repeated_ = 0;
   std::unordered_map<int, ThreadTicks> perThread_;
+  std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome
 };
 
 }  // namespace candor

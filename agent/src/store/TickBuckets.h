@@ -25,6 +25,9 @@ enum class Bucket : int {
 
 // numFrames value a handler stores for a thread without a JNIEnv.
 constexpr int32_t kNotJavaThreadCode = -1000;
+// numFrames value of a wall sample of a thread that stayed idle since its last sample: the
+// sampler records it without a signal, and the consumer repeats that thread's last result.
+constexpr int32_t kRepeatLastCode = -1001;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;

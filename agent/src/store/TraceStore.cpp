@@ -23,7 +23,8 @@ bool sameFrames(const StoredTrace& t, const ASGCT_CallFrame* frames, int n) {
 }
 }  // namespace
 
-uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, uint64_t count) {
+uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind, ThreadState state,
+                         uint64_t count) {
   uint64_t h = hashFrames(frames, numFrames);
   uint32_t id = UINT32_MAX;
   auto range = byHash_.equal_range(h);
@@ -47,9 +48,13 @@ uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, 
     traces_.push_back(std::move(t));
     byHash_.emplace(h, id);
   }
-  counts_[Key{id, tid}] += count;
-  total_ += count;
+  addAgain(id, tid, kind, state, count);
   return id;
+}
+
+void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count) {
+  counts_[Key{trace, tid, kind, state}] += count;
+  total_ += count;
 }
 
 std::vector<jmethodID> TraceStore::takeNewMethods() {

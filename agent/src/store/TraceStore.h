@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "jvm/AsgctTypes.h"
+#include "store/SampleKinds.h"
 
 namespace candor {
 
@@ -24,17 +25,26 @@ struct StoredTrace {
 class TraceStore {
  public:
   // Adds one sample of `frames` (leaf first) taken on thread `tid`; returns the trace id.
-  uint32_t add(const ASGCT_CallFrame* frames, int numFrames, int tid, uint64_t count = 1);
+  uint32_t add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind = SampleKind::kCpu,
+               ThreadState state = ThreadState::kUnknown, uint64_t count = 1);
+  // Counts one more sample of a trace already stored.
+  void addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count = 1);
 
   const std::vector<StoredTrace>& traces() const { return traces_; }
-  // Sample counts keyed by (trace id, tid).
+  // Sample counts keyed by (trace id, tid, kind, state).
   struct Key {
     uint32_t trace;
     int32_t tid;
-    bool operator==(const Key& o) const { return trace == o.trace && tid == o.tid; }
+    SampleKind kind = SampleKind::kCpu;
+    ThreadState state = ThreadState::kUnknown;
+    bool operator==(const Key& o) const {
+      return trace == o.trace && tid == o.tid && kind == o.kind && state == o.state;
+    }
   };
   struct KeyHash {
-    size_t operator()(const Key& k) const { return (uint64_t(k.trace) << 32) ^ uint32_t(k.tid); }
+    size_t operator()(const Key& k) const {
+      return ((uint64_t(k.trace) << 32) ^ uint32_t(k.tid)) * 31 + (uint32_t(k.kind) << 8 | uint32_t(k.state));
+    }
   };
   const std::unordered_map<Key, uint64_t, KeyHash>& counts() const { return counts_; }
   uint64_t totalSamples() const { return total_; }

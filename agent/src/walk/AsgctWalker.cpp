@@ -9,17 +9,22 @@
 
 namespace candor {
 
-void AsgctWalker::takeSample_signalSafe(void* ucontext) {
-  counters_.ticks.fetch_add(1, std::memory_order_relaxed);
+void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
+                                        uint64_t intendedNs) {
+  int k = static_cast<int>(kind);
+  counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
   SampleSlot* slot = ring_.tryClaim_signalSafe();
   if (slot == nullptr) {
-    counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
     return;
   }
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);  // vDSO, no syscall
   slot->timeNs = uint64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
   slot->tid = static_cast<int32_t>(syscall(SYS_gettid));
+  slot->kind = static_cast<uint8_t>(kind);
+  slot->state = static_cast<uint8_t>(state);
+  slot->latencyNs = intendedNs != 0 ? static_cast<int64_t>(slot->timeNs - intendedNs) : latencyNs;
   JNIEnv* env = Jvm::currentEnv_signalSafe();
   if (env == nullptr) {
     slot->numFrames = kNotJavaThreadCode;

@@ -11,7 +11,10 @@ class AsgctWalker {
 
   // Signal-handler path. Counts the tick, then either records it in a ring slot (a stack or a
   // failure code) or counts it as dropped when the ring is full. Never blocks or allocates.
-  void takeSample_signalSafe(void* ucontext);
+  // Latency is either known (`latencyNs` ≥ 0, CPU engines) or runs from `intendedNs` (the
+  // sampler's schedule, wall) to now; -1 and 0 mean unknown.
+  void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
+                             uint64_t intendedNs);
 
  private:
   SampleRing& ring_;

@@ -1,0 +1,256 @@
+#include "engine/ThreadSampler.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/WallTargets.h"
+#include "jvm/Jvm.h"
+
+namespace candor {
+
+namespace {
+uint64_t threadCpuSelf() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void sleepUntil(uint64_t ns) {
+  timespec ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+ThreadState stateFromJvmti(jint st, bool usedCpu) {
+  if ((st & JVMTI_THREAD_STATE_SLEEPING) != 0) return ThreadState::kSleeping;
+  if ((st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) != 0) return ThreadState::kMonitor;
+  if ((st & JVMTI_THREAD_STATE_PARKED) != 0) return ThreadState::kParked;
+  if ((st & JVMTI_THREAD_STATE_WAITING) != 0) return ThreadState::kWaiting;
+  bool native = (st & JVMTI_THREAD_STATE_IN_NATIVE) != 0;
+  if (native) return usedCpu ? ThreadState::kNative : ThreadState::kIo;
+  return usedCpu ? ThreadState::kRunning : ThreadState::kRunnable;
+}
+}  // namespace
+
+ThreadSampler::ThreadSampler(const Options& options, ThreadRegistry& registry, JvmtiWalker& walker)
+    : options_(options), registry_(registry), walker_(walker),
+      wallSignal_(options.wallSignal != 0 ? options.wallSignal : SIGURG) {}
+
+ThreadSampler::~ThreadSampler() { stop(); }
+
+void ThreadSampler::start() {
+  stopping_ = false;
+  thread_ = std::thread([this] { run(); });
+}
+
+void ThreadSampler::stop() {
+  if (!thread_.joinable()) return;
+  stopping_ = true;
+  thread_.join();
+}
+
+SamplerStats ThreadSampler::stats() {
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  return stats_;
+}
+
+uint64_t ThreadSampler::nextRandom() {  // xorshift64*: selection needs spread, not secrecy
+  random_ ^= random_ >> 12;
+  random_ ^= random_ << 25;
+  random_ ^= random_ >> 27;
+  return random_ * 0x2545F4914F6CDD1DULL;
+}
+
+void ThreadSampler::run() {
+  Jvm::markAgentThread();
+  pthread_setname_np(pthread_self(), "candor sampler");
+  sigset_t mask;  // sampling signals are for the threads we sample, not for us
+  sigemptyset(&mask);
+  sigaddset(&mask, wallSignal_);
+  sigaddset(&mask, SIGVTALRM);
+  sigaddset(&mask, SIGPROF);
+  pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+  JNIEnv* env = nullptr;
+  JavaVMAttachArgs args = {JNI_VERSION_1_6, const_cast<char*>("candor sampler"), nullptr};
+  if (Jvm::vm()->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &args) != JNI_OK) return;
+  random_ ^= monotonicNs();
+  const uint64_t interval = static_cast<uint64_t>(options_.samplerIntervalNs);
+  const uint64_t first = monotonicNs() + interval;
+  uint64_t k = 0;
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    uint64_t intended = first + k * interval;
+    sleepUntil(intended);
+    if (stopping_.load(std::memory_order_relaxed)) break;
+    uint64_t cpu0 = threadCpuSelf();
+    tick(env, intended);
+    uint64_t cost = threadCpuSelf() - cpu0;
+    uint64_t now = monotonicNs();
+    uint64_t next = k + 1;
+    if (now > first + next * interval) {  // fell behind: skip the ticks that are already past
+      uint64_t caughtUp = (now - first) / interval + 1;
+      std::lock_guard<std::mutex> lock(statsMutex_);
+      stats_.missedTicks += caughtUp - next;
+      next = caughtUp;
+    }
+    k = next;
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    stats_.ticks++;
+    stats_.tickCpuNs.record(cost);
+    stats_.elapsedNs = now - (first - interval);
+  }
+  Jvm::vm()->DetachCurrentThread();
+}
+
+uint64_t ThreadSampler::busyThresholdNs() const {
+  return std::max<uint64_t>(50'000, static_cast<uint64_t>(options_.samplerIntervalNs) / 50);
+}
+
+ThreadState ThreadSampler::classify(const SamplerTarget& t, uint64_t cpuNow, bool* usedCpu) {
+  WallTarget& w = WallTargets::at(t.wallIndex);
+  bool unchanged = w.lastCpuNs != 0 && cpuNow == w.lastCpuNs && w.lastState != ThreadState::kUnknown;
+  *usedCpu = w.lastCpuNs == 0 || cpuNow > w.lastCpuNs + busyThresholdNs();
+  w.lastCpuNs = cpuNow;
+  // A thread that used no CPU at all since the last look cannot have changed its state: skip
+  // the JVMTI call, which dominates the per-tick cost when hundreds of threads sit idle.
+  if (unchanged && isIdleState(w.lastState)) return w.lastState;
+  jint st = 0;
+  if (Jvm::jvmti()->GetThreadState(t.ref, &st) != JVMTI_ERROR_NONE || (st & JVMTI_THREAD_STATE_ALIVE) == 0) {
+    w.lastState = ThreadState::kUnknown;
+    return ThreadState::kUnknown;
+  }
+  w.lastState = stateFromJvmti(st, *usedCpu);
+  return w.lastState;
+}
+
+void ThreadSampler::tick(JNIEnv* env, uint64_t intendedNs) {
+  registry_.samplerTargets(env, &targets_);
+  size_t n = targets_.size();
+  states_.resize(n);
+  cpu_.resize(n);
+  busy_.clear();
+  idle_.clear();
+  for (size_t i = 0; i < n; i++) {
+    bool usedCpu;
+    cpu_[i] = threadCpuNs(targets_[i].tid);
+    states_[i] = classify(targets_[i], cpu_[i], &usedCpu);
+    if (states_[i] == ThreadState::kUnknown) continue;  // not started or already ended
+    (states_[i] == ThreadState::kRunning || states_[i] == ThreadState::kNative ? busy_ : idle_).push_back(i);
+  }
+  chosen_.clear();
+  if (options_.sampler == SamplerMode::kSafepoint) {  // the classic sampler takes every thread
+    chosen_ = busy_;
+    chosen_.insert(chosen_.end(), idle_.begin(), idle_.end());
+  } else {
+    size_t quota = options_.wallThreads;
+    size_t total = busy_.size() + idle_.size();
+    size_t takeBusy = std::min(busy_.size(), quota);
+    for (size_t i = 0; i < takeBusy; i++) {  // more busy threads than quota: a random subset
+      std::swap(busy_[i], busy_[i + nextRandom() % (busy_.size() - i)]);
+      chosen_.push_back(busy_[i]);
+    }
+    size_t share = total > 0 ? static_cast<size_t>(std::lround(double(quota) * idle_.size() / total)) : 0;
+    size_t takeIdle = std::min({idle_.size(), quota - takeBusy, std::max<size_t>(share, idle_.empty() ? 0 : 1)});
+    for (size_t i = 0; i < takeIdle; i++) {
+      std::swap(idle_[i], idle_[i + nextRandom() % (idle_.size() - i)]);
+      chosen_.push_back(idle_[i]);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    size_t busyChosen = 0;
+    for (size_t c : chosen_) busyChosen += (states_[c] == ThreadState::kRunning || states_[c] == ThreadState::kNative);
+    stats_.runningSeen += busy_.size();
+    stats_.runningSampled += busyChosen;
+    stats_.candidatesMax = std::max<uint64_t>(stats_.candidatesMax, n);
+  }
+  switch (options_.sampler) {
+    case SamplerMode::kWall:
+      for (size_t c : chosen_) sampleWall(targets_[c], states_[c], cpu_[c], intendedNs);
+      break;
+    case SamplerMode::kHandshake:
+      for (size_t c : chosen_) sampleHandshake(targets_[c], states_[c], intendedNs);
+      break;
+    case SamplerMode::kSafepoint:
+      sampleSafepoint(chosen_, intendedNs);
+      break;
+    case SamplerMode::kNone:
+      break;
+  }
+}
+
+void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64_t cpuNow, uint64_t intendedNs) {
+  WallTarget& w = WallTargets::at(t.wallIndex);
+  bool idleSinceLastSample = w.cpuAtLastSampleNs != UINT64_MAX && cpuNow < w.cpuAtLastSampleNs + busyThresholdNs();
+  if (isIdleState(state) && idleSinceLastSample && w.stateAtLastSample == state) {
+    walker_.recordRepeat(t.tid, state, intendedNs);  // its stack cannot have changed
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    stats_.repeated++;
+    return;
+  }
+  if (w.pending.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    stats_.skippedPending++;
+    return;
+  }
+  w.state.store(static_cast<uint8_t>(state), std::memory_order_relaxed);
+  w.intendedNs.store(intendedNs, std::memory_order_relaxed);
+  w.pending.store(true, std::memory_order_release);  // publishes state and intendedNs
+  siginfo_t info = {};
+  info.si_signo = wallSignal_;
+  info.si_code = SI_QUEUE;
+  info.si_pid = getpid();
+  info.si_uid = getuid();
+  info.si_value.sival_int = t.wallIndex;
+  bool sent = syscall(SYS_rt_tgsigqueueinfo, getpid(), t.tid, wallSignal_, &info) == 0;
+  if (sent) {
+    w.cpuAtLastSampleNs = cpuNow;
+    w.stateAtLastSample = state;
+  } else {
+    w.pending.store(false, std::memory_order_relaxed);
+  }
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  (sent ? stats_.signalsSent : stats_.signalFailures)++;
+}
+
+void ThreadSampler::sampleHandshake(const SamplerTarget& t, ThreadState state, uint64_t intendedNs) {
+  frames_.resize(options_.depth);
+  jint count = 0;
+  uint64_t t0 = monotonicNs();
+  jvmtiError err = Jvm::jvmti()->GetStackTrace(t.ref, 0, static_cast<jint>(options_.depth), frames_.data(), &count);
+  uint64_t took = monotonicNs() - t0;
+  walker_.record(t.tid, SampleKind::kHandshake, state, intendedNs, frames_.data(), count, err);
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  stats_.callNs.record(took);
+}
+
+void ThreadSampler::sampleSafepoint(const std::vector<size_t>& chosen, uint64_t intendedNs) {
+  if (chosen.empty()) return;
+  std::vector<jthread> refs;
+  refs.reserve(chosen.size());
+  for (size_t c : chosen) refs.push_back(targets_[c].ref);
+  jvmtiStackInfo* infos = nullptr;
+  uint64_t t0 = monotonicNs();
+  jvmtiError err = Jvm::jvmti()->GetThreadListStackTraces(static_cast<jint>(refs.size()), refs.data(),
+                                                          static_cast<jint>(options_.depth), &infos);
+  uint64_t took = monotonicNs() - t0;
+  for (size_t i = 0; i < chosen.size(); i++) {
+    const SamplerTarget& t = targets_[chosen[i]];
+    if (err != JVMTI_ERROR_NONE) {
+      walker_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, nullptr, 0, err);
+    } else {
+      walker_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, infos[i].frame_buffer,
+                     infos[i].frame_count, infos[i].state == 0 ? JVMTI_ERROR_THREAD_NOT_ALIVE : JVMTI_ERROR_NONE);
+    }
+  }
+  if (infos != nullptr) Jvm::jvmti()->Deallocate(reinterpret_cast<unsigned char*>(infos));
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  stats_.callNs.record(took);
+}
+
+}  // namespace candor

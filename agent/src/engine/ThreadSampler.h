@@ -1,0 +1,79 @@
+// candor's sampler thread, for the modes that pick threads on a wall-clock schedule:
+//   wall       signal each chosen thread (sigqueue); its handler walks itself with AGCT
+//   safepoint  JVMTI GetThreadListStackTraces: the classic, safepoint-biased sampler
+//   handshake  JVMTI GetStackTrace per chosen thread: a per-thread handshake, no global pause
+// Every tick has a fixed intended time (start + k·interval); the sleep is absolute, so the
+// time a tick takes is compensated, and the latency of each sample is measured from its
+// intended time (no coordinated omission).
+// Selection follows the partial-safepoint policy (seed 000 §4.1): threads that used CPU since
+// the last tick first, then the others in proportion to how many they are, chosen at random.
+#pragma once
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "control/Options.h"
+#include "engine/ThreadRegistry.h"
+#include "store/LatencyHistogram.h"
+#include "store/SampleKinds.h"
+#include "walk/JvmtiWalker.h"
+
+namespace candor {
+
+struct SamplerStats {
+  uint64_t ticks = 0;           // ticks run
+  uint64_t missedTicks = 0;     // scheduled ticks skipped because the sampler fell behind
+  uint64_t signalsSent = 0;
+  uint64_t skippedPending = 0;  // chosen, but its previous signal was not handled yet
+  uint64_t signalFailures = 0;  // sigqueue failed (the thread had just exited)
+  uint64_t repeated = 0;        // idle since its last sample: recorded without a signal
+  uint64_t runningSeen = 0;     // Σ over ticks of threads that used CPU since the last tick
+  uint64_t runningSampled = 0;  // … of which were chosen that tick
+  uint64_t candidatesMax = 0;   // most threads considered in one tick
+  uint64_t elapsedNs = 0;       // from the first tick to stop
+  LatencyHistogram tickCpuNs;   // the sampler's own CPU per tick
+  LatencyHistogram callNs;      // duration of each JVMTI stack call (safepoint: the pause)
+};
+
+class ThreadSampler {
+ public:
+  ThreadSampler(const Options& options, ThreadRegistry& registry, JvmtiWalker& walker);
+  ~ThreadSampler();
+  void start();
+  void stop();
+  // A copy of the counters; safe while running (histograms are copied between ticks).
+  SamplerStats stats();
+
+ private:
+  void run();
+  void tick(JNIEnv* env, uint64_t intendedNs);
+  ThreadState classify(const SamplerTarget& t, uint64_t cpuNow, bool* usedCpu);
+  void sampleWall(const SamplerTarget& t, ThreadState state, uint64_t cpuNow, uint64_t intendedNs);
+  void sampleHandshake(const SamplerTarget& t, ThreadState state, uint64_t intendedNs);
+  void sampleSafepoint(const std::vector<size_t>& chosen, uint64_t intendedNs);
+  uint64_t nextRandom();
+  // CPU a thread must use between two looks to count as busy. Sampling a thread costs it CPU
+  // (signal delivery and the walk, tens of µs here), which must not make an idle thread busy.
+  uint64_t busyThresholdNs() const;
+
+  Options options_;
+  ThreadRegistry& registry_;
+  JvmtiWalker& walker_;
+  int wallSignal_;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::mutex statsMutex_;
+  SamplerStats stats_;
+  uint64_t random_ = 0x853c49e6748fea9bULL;
+  // Per-tick scratch, reused to avoid allocating every tick.
+  std::vector<SamplerTarget> targets_;
+  std::vector<ThreadState> states_;
+  std::vector<uint64_t> cpu_;
+  std::vector<size_t> busy_, idle_, chosen_;
+  std::vector<jvmtiFrameInfo> frames_;
+};
+
+}  // namespace candor

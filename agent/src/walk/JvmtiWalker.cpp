@@ -1,0 +1,62 @@
+#include "walk/JvmtiWalker.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+#include "store/TickBuckets.h"
+
+namespace candor {
+
+uint64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+SampleSlot* JvmtiWalker::claim(SampleKind kind) {
+  int k = static_cast<int>(kind);
+  counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
+  SampleSlot* slot = ring_.tryClaim_signalSafe();
+  if (slot == nullptr) counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+
+void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs,
+                         const jvmtiFrameInfo* frames, int count, jvmtiError error) {
+  SampleSlot* slot = claim(kind);
+  if (slot == nullptr) return;
+  slot->tid = tid;
+  slot->kind = static_cast<uint8_t>(kind);
+  slot->state = static_cast<uint8_t>(state);
+  slot->timeNs = monotonicNs();
+  slot->latencyNs = static_cast<int64_t>(slot->timeNs - intendedNs);
+  if (error == JVMTI_ERROR_THREAD_NOT_ALIVE) {
+    slot->numFrames = -8;  // thread_exit
+  } else if (error != JVMTI_ERROR_NONE) {
+    slot->numFrames = -7;  // unknown_state
+  } else {
+    int n = std::min<int>(count, static_cast<int>(ring_.depth()));
+    for (int i = 0; i < n; i++) {
+      slot->frames[i].method_id = frames[i].method;
+      // JVMTI reports -1 for a native method's location; AGCT's convention is -3.
+      slot->frames[i].lineno = frames[i].location < 0 ? kAsgctNativeFrameBci : static_cast<jint>(frames[i].location);
+    }
+    slot->numFrames = n;  // 0 frames: no_java_frame
+  }
+  ring_.publish_signalSafe(slot);
+}
+
+void JvmtiWalker::recordRepeat(int tid, ThreadState state, uint64_t intendedNs) {
+  SampleSlot* slot = claim(SampleKind::kWall);
+  if (slot == nullptr) return;
+  slot->tid = tid;
+  slot->kind = static_cast<uint8_t>(SampleKind::kWall);
+  slot->state = static_cast<uint8_t>(state);
+  slot->timeNs = monotonicNs();
+  slot->latencyNs = static_cast<int64_t>(slot->timeNs - intendedNs);
+  slot->numFrames = kRepeatLastCode;
+  ring_.publish_signalSafe(slot);
+}
+
+}  // namespace candor

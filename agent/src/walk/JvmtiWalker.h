@@ -1,0 +1,32 @@
+// Stacks taken by JVMTI from the sampler thread (event=safepoint, event=handshake) and wall
+// samples repeated without a signal. Ordinary thread: JVMTI calls may block and allocate. The
+// results go through the same ring and accounting as signal-handler samples.
+#pragma once
+#include <jvmti.h>
+
+#include <vector>
+
+#include "concurrent/SampleRing.h"
+#include "store/SampleAccounting.h"
+
+namespace candor {
+
+class JvmtiWalker {
+ public:
+  JvmtiWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
+
+  // One stack from GetStackTrace / GetThreadListStackTraces (frames leaf first), or an error.
+  void record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs, const jvmtiFrameInfo* frames,
+              int count, jvmtiError error);
+  // A wall sample of a thread that has not run since its last sample: same outcome again.
+  void recordRepeat(int tid, ThreadState state, uint64_t intendedNs);
+
+ private:
+  SampleSlot* claim(SampleKind kind);
+  SampleRing& ring_;
+  HandlerCounters& counters_;
+};
+
+uint64_t monotonicNs();
+
+}  // namespace candor

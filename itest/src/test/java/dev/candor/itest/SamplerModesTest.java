@@ -1,0 +1,220 @@
+package dev.candor.itest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.candor.itest.workload.Hot;
+import dev.candor.itest.workload.KnownAnswer;
+import dev.candor.itest.workload.ManyThreads;
+import dev.candor.itest.workload.WallStates;
+import dev.candor.model.CollapsedProfile;
+import dev.candor.model.ProfileStats;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sampler-thread modes (issue 6): wall clock with thread states, the classic safepoint and
+ * handshake samplers, cpu and wall in one run, and the wall sampler with hundreds of threads.
+ */
+class SamplerModesTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.all().stream();
+    }
+
+    static JsonNode json(Path file) throws IOException {
+        return JSON.readTree(file.toFile());
+    }
+
+    /** p50 ≤ p99 ≤ p99.9 ≤ max, all under a second, and something was measured. */
+    static void assertSaneLatency(JsonNode latency, String context) {
+        long p50 = latency.get("p50_ns").asLong(), p99 = latency.get("p99_ns").asLong();
+        long p999 = latency.get("p999_ns").asLong(), max = latency.get("max_ns").asLong();
+        assertTrue(latency.get("count").asLong() > 0, context + ": no latency measured: " + latency);
+        assertTrue(p50 > 0 && p50 <= p99 && p99 <= p999 && p999 <= max, context + ": not monotone: " + latency);
+        assertTrue(max < 1_000_000_000L, context + ": max latency over a second: " + latency);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void wallShowsEveryThreadInItsState(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "wall states " + jdk;
+        Path dir = Build.runDir("wall-states-" + jdk.label());
+        Path collapsedFile = dir.resolve("wall.collapsed");
+        Path statsFile = dir.resolve("wall.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=wall,interval=10ms,split=thread+state,file=" + collapsedFile + ",stats=" + statsFile)
+                .main(WallStates.class, "3")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("busy", "running");
+        expected.put("blocked", "monitor");
+        expected.put("sleeper", "sleeping");
+        expected.put("reader", "io");
+        Map<String, Long> inState = new LinkedHashMap<>();
+        long min = Long.MAX_VALUE, max = 0;
+        for (Map.Entry<String, String> e : expected.entrySet()) {
+            CollapsedProfile thread = Profiles.threadSubtree(profile, e.getKey(), name);
+            long total = thread.total();
+            long right = thread.underRoot("[state=" + e.getValue() + "]");
+            inState.put(e.getKey(), right);
+            min = Math.min(min, total);
+            max = Math.max(max, total);
+            assertTrue(right >= 0.8 * total, name + ": thread " + e.getKey() + " has " + right + " of " + total
+                    + " samples in state " + e.getValue() + "; its roots: " + thread.roots());
+        }
+        JsonNode sampler = json(statsFile).get("sampler");
+        double effective = sampler.get("effective_rate").asDouble();
+        double requested = sampler.get("requested_rate").asDouble();
+        JsonNode latency = json(statsFile).get("kinds").get("wall").get("latency");
+        Figures.line(String.format("%s: samples per thread %d..%d, in the expected state %s; sampler %.1f ticks/s of %.1f,"
+                        + " repeated without a signal %d, signals %d; latency p50 %.0f us p99 %.0f us max %.0f us",
+                name, min, max, inState, effective, requested, sampler.get("repeated_without_signal").asLong(),
+                sampler.get("signals_sent").asLong(), latency.get("p50_ns").asLong() / 1e3,
+                latency.get("p99_ns").asLong() / 1e3, latency.get("max_ns").asLong() / 1e3));
+        assertTrue(min > 100, name + ": too few samples per thread: " + min);
+        assertTrue(max - min <= 0.15 * max, name + ": sample counts differ by more than 15%: " + min + ".." + max);
+        assertEquals(requested, effective, 0.1 * requested, name + ": effective sampler rate vs requested");
+        assertSaneLatency(latency, name);
+    }
+
+    static Stream<Arguments> biasCases() {
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(
+                Arguments.of(jdk, "safepoint"), Arguments.of(jdk, "handshake"), Arguments.of(jdk, "cpu")));
+    }
+
+    /**
+     * With counted loops free of safepoint polls (-XX:-UseCountedLoopSafepoints, as HotSpot
+     * compiled them before loop strip mining), the only poll of the hot method is at its return,
+     * which HotSpot attributes to the caller: the safepoint-based samplers miss the hot method
+     * while cpu (AsyncGetCallTrace in a signal handler) finds its true share.
+     */
+    @ParameterizedTest(name = "{0} event={1}")
+    @MethodSource("biasCases")
+    void safepointSamplersAreBiasedAndCpuIsNot(Jdks.Jdk jdk, String event) throws Exception {
+        jdk.assumePresent();
+        String name = "safepoint bias " + jdk + " " + event;
+        Path dir = Build.runDir("bias-" + jdk.label() + "-" + event);
+        Path collapsedFile = dir.resolve("bias.collapsed");
+        Path statsFile = dir.resolve("bias.json");
+        Path truthFile = dir.resolve("truth.properties");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .jvmArg("-XX:-UseCountedLoopSafepoints")
+                .agent("start,event=" + event + ",interval=1ms,threads=" + KnownAnswer.THREAD + ",file=" + collapsedFile
+                        + ",stats=" + statsFile)
+                .main(KnownAnswer.class, truthFile.toString(), "1500", "600")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        Properties truth = Profiles.truth(truthFile, run);
+        long cpuA = Profiles.truthLong(truth, "cpu_a_ns"), cpuB = Profiles.truthLong(truth, "cpu_b_ns");
+        double truthShare = (double) cpuA / (cpuA + cpuB);
+        CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        long samplesA = profile.countAny(CollapsedProfile.method(Hot.METHOD_A));
+        double share = (double) samplesA / Math.max(1, profile.recorded());
+        Figures.line(String.format("%s: %s of the worker's recorded samples have methodA on the stack; truth %s"
+                + " (%d samples)", name, Figures.pct(share), Figures.pct(truthShare), profile.recorded()));
+        assertTrue(profile.recorded() >= 500, name + ": too few samples: " + profile.recorded());
+        if (event.equals("cpu")) {
+            assertEquals(truthShare, share, 0.05, name + ": cpu share of the hot method");
+        } else {
+            assertTrue(share < truthShare / 2, name + ": expected the safepoint bias to hide the hot method, but it got "
+                    + Figures.pct(share) + " of samples (truth " + Figures.pct(truthShare) + ")");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void cpuAndWallStayApart(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "cpu+wall " + jdk;
+        Path dir = Build.runDir("cpu-wall-" + jdk.label());
+        Path collapsedFile = dir.resolve("both.collapsed");
+        Path statsFile = dir.resolve("both.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,wall,interval=1ms,wallinterval=10ms,file=" + collapsedFile + ",stats=" + statsFile)
+                .main(WallStates.class, "2")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        JsonNode kinds = json(statsFile).get("kinds");
+        CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+        long cpu = profile.underRoot("[cpu]"), wall = profile.underRoot("[wall]");
+        Figures.line(String.format("%s: cpu %d samples, wall %d samples (latency p50 %d ns); roots %s", name, cpu,
+                wall, kinds.get("wall").get("latency").get("p50_ns").asLong(), profile.roots().keySet()));
+        assertEquals(kinds.get("cpu").get("ticks").asLong(), cpu, name + ": [cpu] subtree vs cpu ticks");
+        assertEquals(kinds.get("wall").get("ticks").asLong(), wall, name + ": [wall] subtree vs wall ticks");
+        assertEquals(profile.total(), cpu + wall, name + ": every stack is under [cpu] or [wall]");
+        assertTrue(cpu > 500 && wall > 100, name + ": both kinds sampled: cpu " + cpu + ", wall " + wall);
+        // perf's CPU clock gives no expiry time to measure from; the POSIX timers do (next test)
+        assertEquals(0, kinds.get("cpu").get("latency").get("count").asLong(), name + ": cpu latency is not measured");
+        assertSaneLatency(kinds.get("wall").get("latency"), name + " wall");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void ctimerMeasuresItsLatency(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "ctimer latency " + jdk;
+        Path dir = Build.runDir("ctimer-latency-" + jdk.label());
+        Path statsFile = dir.resolve("ctimer.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=ctimer,interval=10ms,file=" + dir.resolve("ctimer.collapsed") + ",stats=" + statsFile)
+                .main(WallStates.class, "2")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        JsonNode latency = json(statsFile).get("kinds").get("cpu").get("latency");
+        Figures.line(String.format("%s: %d measured, p50 %.0f us, p99 %.0f us, max %.0f us of CPU time after expiry",
+                name, latency.get("count").asLong(), latency.get("p50_ns").asLong() / 1e3,
+                latency.get("p99_ns").asLong() / 1e3, latency.get("max_ns").asLong() / 1e3));
+        assertSaneLatency(latency, name);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void runningThreadsSampledEveryTickAmongHundredsOfIdleOnes(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "500 idle threads " + jdk;
+        Path dir = Build.runDir("many-threads-" + jdk.label());
+        Path statsFile = dir.resolve("many.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=wall,interval=10ms,wallthreads=16,file=" + dir.resolve("many.collapsed")
+                        + ",stats=" + statsFile)
+                .main(ManyThreads.class, "500", "2", "3")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        JsonNode sampler = json(statsFile).get("sampler");
+        long seen = sampler.get("running_seen").asLong(), sampled = sampler.get("running_sampled").asLong();
+        long ticks = sampler.get("ticks").asLong();
+        Figures.line(String.format("%s: %d ticks, up to %d threads considered, running threads sampled %d of %d;"
+                        + " sampler CPU per tick p50 %.0f us p99 %.0f us; repeated without a signal %d",
+                name, ticks, sampler.get("candidates_max").asLong(), sampled, seen,
+                sampler.get("tick_cpu").get("p50_ns").asLong() / 1e3, sampler.get("tick_cpu").get("p99_ns").asLong() / 1e3,
+                sampler.get("repeated_without_signal").asLong()));
+        assertTrue(sampler.get("candidates_max").asLong() >= 500, name + ": the idle threads were not considered");
+        assertTrue(seen >= ticks, name + ": expected the busy threads to be seen running on most ticks");
+        assertEquals(seen, sampled, name + ": every running thread must be sampled on every tick");
+    }
+}
