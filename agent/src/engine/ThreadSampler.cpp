@@ -194,6 +194,10 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
     return;
   }
   if (w.pending.load(std::memory_order_acquire)) {
+    // Its last signal is still undelivered: the thread has not run since then (it waits for a
+    // core), so its stack has not moved. Record that, rather than let it fall out of the
+    // wall-clock picture; the pending signal still yields its own sample later.
+    walker_.recordRepeat(t.tid, ThreadState::kRunnable, intendedNs);
     std::lock_guard<std::mutex> lock(statsMutex_);
     stats_.skippedPending++;
     return;

@@ -27,7 +27,7 @@ struct SamplerStats {
   uint64_t ticks = 0;           // ticks run
   uint64_t missedTicks = 0;     // scheduled ticks skipped because the sampler fell behind
   uint64_t signalsSent = 0;
-  uint64_t skippedPending = 0;  // chosen, but its previous signal was not handled yet
+  uint64_t skippedPending = 0;  // chosen while its previous signal was undelivered: recorded as runnable
   uint64_t signalFailures = 0;  // sigqueue failed (the thread had just exited)
   uint64_t repeated = 0;        // idle since its last sample: recorded without a signal
   uint64_t runningSeen = 0;     // Σ over ticks of threads that used CPU since the last tick

@@ -41,7 +41,7 @@ std::string samplerJson(const SamplerReport& s) {
          ", \"threads_per_tick\": " + num(s.threadsPerTick) + ", \"ticks\": " + num(s.ticks) +
          ", \"missed_ticks\": " + num(s.missedTicks) + ", \"requested_rate\": " + real(s.requestedRate()) +
          ", \"effective_rate\": " + real(s.effectiveRate()) + ", \"signals_sent\": " + num(s.signalsSent) +
-         ", \"skipped_pending\": " + num(s.skippedPending) + ", \"signal_failures\": " + num(s.signalFailures) +
+         ", \"pending_recorded_runnable\": " + num(s.skippedPending) + ", \"signal_failures\": " + num(s.signalFailures) +
          ", \"repeated_without_signal\": " + num(s.repeated) + ", \"running_seen\": " + num(s.runningSeen) +
          ", \"running_sampled\": " + num(s.runningSampled) + ", \"candidates_max\": " + num(s.candidatesMax) +
          ", \"tick_cpu\": " + latency(s.tickCpu) + ", \"jvmti_call\": " + latency(s.call) + "}";

@@ -127,7 +127,7 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
                s.mode.c_str(), s.effectiveRate(), s.requestedRate(), static_cast<unsigned long long>(s.ticks),
                static_cast<unsigned long long>(s.missedTicks), s.threadsPerTick,
                static_cast<unsigned long long>(s.candidatesMax));
-    out << fmt("  running threads sampled: %llu of %llu; signals sent %llu, skipped (still pending) %llu, failed %llu, "
+    out << fmt("  running threads sampled: %llu of %llu; signals sent %llu, still pending (recorded as runnable) %llu, failed %llu, "
                "idle repeated without a signal %llu\n",
                static_cast<unsigned long long>(s.runningSampled), static_cast<unsigned long long>(s.runningSeen),
                static_cast<unsigned long long>(s.signalsSent), static_cast<unsigned long long>(s.skippedPending),

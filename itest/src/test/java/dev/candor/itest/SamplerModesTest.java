@@ -165,7 +165,7 @@ class SamplerModesTest {
         assertEquals(kinds.get("cpu").get("ticks").asLong(), cpu, name + ": [cpu] subtree vs cpu ticks");
         assertEquals(kinds.get("wall").get("ticks").asLong(), wall, name + ": [wall] subtree vs wall ticks");
         assertEquals(profile.total(), cpu + wall, name + ": every stack is under [cpu] or [wall]");
-        assertTrue(cpu > 500 && wall > 100, name + ": both kinds sampled: cpu " + cpu + ", wall " + wall);
+        assertTrue(cpu > 100 && wall > 100, name + ": both kinds sampled: cpu " + cpu + ", wall " + wall);
         // perf's CPU clock gives no expiry time to measure from; the POSIX timers do (next test)
         assertEquals(0, kinds.get("cpu").get("latency").get("count").asLong(), name + ": cpu latency is not measured");
         assertSaneLatency(kinds.get("wall").get("latency"), name + " wall");
