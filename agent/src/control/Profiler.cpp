@@ -138,7 +138,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     accounting_.setListener(nullptr);
     for (const std::string& path : options.files) {
       if (outputFormatOf(path) != OutputFormat::kJfr) continue;
-      jfr_ = std::make_unique<JfrRecorder>(options, path, store_, *resolver_, registry_);
+      jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *resolver_, registry_);  // options_: the engine after any fallback
       if (!jfr_->open(why)) {
         *why = "cannot record " + path + ": " + *why;
         jfr_.reset();

@@ -50,6 +50,8 @@ const MethodInfo& MethodResolver::resolve(jmethodID method) {
   }
   info.methodName = name;
   info.signature = sig;
+  jint modifiers = 0;
+  if (jvmti_->GetMethodModifiers(method, &modifiers) == JVMTI_ERROR_NONE) info.modifiers = modifiers;
   jvmti_->Deallocate(reinterpret_cast<unsigned char*>(name));
   jvmti_->Deallocate(reinterpret_cast<unsigned char*>(sig));
   char* classSig = nullptr;
@@ -57,6 +59,8 @@ const MethodInfo& MethodResolver::resolve(jmethodID method) {
       jvmti_->GetClassSignature(klass, &classSig, nullptr) == JVMTI_ERROR_NONE) {
     info.className = javaClassName(classSig);
     jvmti_->Deallocate(reinterpret_cast<unsigned char*>(classSig));
+    jint classModifiers = 0;
+    if (jvmti_->GetClassModifiers(klass, &classModifiers) == JVMTI_ERROR_NONE) info.classModifiers = classModifiers;
   }
   // The writer is a long-lived attached thread: local references would pile up until it exits.
   JNIEnv* env = Jvm::currentEnv();

@@ -14,6 +14,8 @@ struct MethodInfo {
   std::string methodName;
   std::string signature;
   std::vector<std::pair<int32_t, int32_t>> lines;  // (start bci, line), ascending by bci
+  int32_t modifiers = 0;       // JVM access flags of the method (JVMTI GetMethodModifiers)
+  int32_t classModifiers = 0;  // and of its declaring class (GetClassModifiers); for JFR output
   bool resolved = false;
 
   // "pkg.Class.method", or "pkg.Class.method:line" when withLine and a line is known.

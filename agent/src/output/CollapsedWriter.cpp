@@ -5,9 +5,10 @@
 namespace candor {
 
 namespace {
-// ';' separates frames and a trailing space precedes the count: neither may appear in a name.
+// ';' separates frames and a line is one stack: neither ';' nor a line break (LF, or CR, at
+// which readers such as Java's BufferedReader also split) may appear in a name.
 void appendSafe(std::string& line, const std::string& name) {
-  for (char c : name) line.push_back(c == ';' ? ':' : (c == '\n' ? ' ' : c));
+  for (char c : name) line.push_back(c == ';' ? ':' : (c == '\n' || c == '\r' ? ' ' : c));
 }
 }  // namespace
 

@@ -1,15 +1,29 @@
-// Streams a session to a JFR recording (file=x.jfr): one jdk.ExecutionSample per recorded tick,
-// candor's own events for failed ticks, settings and final counters; chunks are flushed as the
-// recording grows so memory stays bounded and the file is readable while the JVM runs.
+// Streams a session to a JFR recording (file=x.jfr): one jdk.ExecutionSample per recorded CPU
+// tick (candor.WallClockSample, .SafepointSample, .HandshakeSample for the sampler modes), one
+// candor.FailedTick per failed tick (with its bucket and kind), candor.ProfilerSettings at the
+// start of every chunk and candor.ProfilerCounters at every dump and at stop, so the file keeps
+// the accounting: samples + failed ticks + dropped = ticks.
+//
+// Events are buffered in memory and written as a chunk (metadata, events, the constant pools
+// they reference) when the buffer reaches kChunkBytes or its first tick is kChunkAgeNs old, and
+// at every dump and at stop: each chunk is complete, so the file can be read while the JVM runs,
+// and the recorder's memory is bounded by one chunk whatever the length of the run.
+//
+// loop=DURATION: every DURATION the file is closed, renamed to x-YYYYmmdd-HHMMSS.jfr (local time
+// at which that file began) and a new x.jfr is started, so x.jfr is always the newest.
+//
 // Writer thread only (called under the profiler's store lock), never the signal handler.
 #pragma once
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "control/Options.h"
 #include "engine/ThreadRegistry.h"
 #include "jvm/MethodResolver.h"
 #include "output/ProfileReport.h"
+#include "output/jfr/JfrBuffer.h"
+#include "output/jfr/JfrConstantPool.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
 
@@ -17,6 +31,9 @@ namespace candor {
 
 class JfrRecorder : public DrainListener {
  public:
+  static constexpr size_t kChunkBytes = 8u << 20;             // events buffered before a chunk is written
+  static constexpr uint64_t kChunkAgeNs = 1'000'000'000;      // or when the chunk is this old
+
   JfrRecorder(const Options& options, std::string path, const TraceStore& store, MethodResolver& resolver,
               ThreadRegistry& threads);
   ~JfrRecorder() override;
@@ -32,13 +49,45 @@ class JfrRecorder : public DrainListener {
   void flush(const ProfileReport& report, bool final);
 
   const std::string& path() const { return path_; }
+  // For tests and logs.
+  uint64_t chunksWritten() const { return chunks_; }
+  // The largest chunk written: the high-water mark of the recorder's buffers.
+  uint64_t largestChunkBytes() const { return largestChunk_; }
+  size_t bufferedBytes() const { return events_.size(); }
+
+  // x.jfr → x-YYYYmmdd-HHMMSS.jfr for a file that began at `epochSeconds` (local time).
+  static std::string rotatedName(const std::string& path, int64_t epochSeconds);
 
  private:
+  void startChunk(uint64_t nowNs);
+  bool writeChunk(bool finalChunk);
+  void rotate(uint64_t nowNs);
+  void addSettingsEvent(uint64_t ticks);
+  void noteTime(uint64_t ticks);
+  jfr::ThreadName threadName(int tid);
+  void fail(const char* what, const std::string& why);
+
   Options options_;
   std::string path_;
   const TraceStore& store_;
   MethodResolver& resolver_;
   ThreadRegistry& threads_;
+
+  int fd_ = -1;
+  int64_t epochOffsetNs_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC
+  uint64_t fileStartNs_ = 0;   // monotonic
+  jfr::Buffer events_;
+  jfr::Buffer scratch_;
+  jfr::ConstantPools pools_;
+  uint64_t chunkStartNs_ = 0;
+  uint64_t minTicks_ = 0;
+  uint64_t maxTicks_ = 0;
+  uint64_t tickEvents_ = 0;  // samples and failed ticks in the current chunk
+  uint64_t chunks_ = 0;
+  uint64_t fileChunks_ = 0;  // in the current file
+  uint64_t largestChunk_ = 0;
+  std::unordered_map<int, jfr::ThreadName> names_;
+  std::unordered_map<int, int32_t> lastWallCode_;  // per tid: the last wall tick's outcome (> 0: a stack)
 };
 
 }  // namespace candor

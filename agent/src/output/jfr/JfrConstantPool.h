@@ -1,0 +1,73 @@
+// The constant-pool (checkpoint) event of a chunk: threads, stack traces, methods, classes,
+// packages, symbols, frame types and thread states, limited to what the chunk's events
+// reference, so that every chunk stands alone and its size follows its events, not the run.
+//
+// Layout: size, type id 1, start time, duration, delta to the previous checkpoint (0: none),
+// a type byte, the number of pools, then per pool: type id, entry count (never 0: the JDK's
+// parser rejects empty pools), entries (id, then the type's fields in metadata order).
+//
+// Entry ids are stable for the whole recording (stack trace = store trace id + 1, thread = tid,
+// methods, classes, packages and symbols numbered on first use): the JDK's parser reuses an
+// entry resolved in an earlier chunk when its id comes back. Id 0 is a null reference.
+#pragma once
+#include <jni.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "jvm/MethodResolver.h"
+#include "output/jfr/JfrBuffer.h"
+#include "store/TraceStore.h"
+
+namespace candor::jfr {
+
+struct ThreadName {
+  std::string name;
+  bool java = true;  // a Java thread (javaName and javaThreadId set) or a JVM-internal one
+};
+
+// Where the pool entries come from. Writer thread only.
+struct PoolSources {
+  const std::vector<StoredTrace>* traces = nullptr;         // by store trace id
+  std::function<const MethodInfo&(jmethodID)> method;       // resolved names, modifiers, lines
+  std::function<ThreadName(int tid)> thread;
+  uint32_t maxDepth = 0;                                    // a trace this deep may be truncated
+};
+
+class ConstantPools {
+ public:
+  static uint64_t traceKey(uint32_t traceId) { return uint64_t(traceId) + 1; }
+  static uint64_t threadKey(int tid) { return static_cast<uint32_t>(tid); }
+
+  // Called for every event of the chunk.
+  void useThread(int tid) { threads_.insert(tid); }
+  void useTrace(uint32_t traceId) { traces_.insert(traceId); }
+
+  // Appends the chunk's checkpoint event and forgets what this chunk used.
+  void writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSources& src);
+
+  // Entries kept for the whole recording (ids of methods, classes, packages, symbols).
+  size_t stableEntries() const { return methods_.size() + classes_.size() + packages_.size() + symbols_.size(); }
+
+ private:
+  // Stable ids: the same value gets the same id in every chunk.
+  static uint64_t idOf(std::unordered_map<std::string, uint64_t>& map, const std::string& key);
+
+  std::unordered_set<int> threads_;      // this chunk's
+  std::unordered_set<uint32_t> traces_;  // this chunk's
+  std::unordered_map<jmethodID, uint64_t> methods_;
+  std::unordered_map<std::string, uint64_t> classes_;
+  std::unordered_map<std::string, uint64_t> packages_;
+  std::unordered_map<std::string, uint64_t> symbols_;
+};
+
+// "java.util.HashMap" → "java/util/HashMap" (JFR names classes in internal form).
+std::string internalClassName(const std::string& dotted);
+// Hidden classes (lambda forms, lambdas) carry a ".0x…" or "+0x…" suffix after their name.
+bool isHiddenClassName(const std::string& name);
+
+}  // namespace candor::jfr
