@@ -2,7 +2,7 @@
 # Installs the Debian packages the build and tests need, only when something is missing.
 # Safe to run repeatedly; does nothing on a machine that already has everything.
 set -euo pipefail
-pkgs=(g++ make cmake ninja-build libgtest-dev googletest maven openjdk-17-jdk-headless python3)
+pkgs=(g++ make cmake ninja-build libgtest-dev googletest maven openjdk-17-jdk-headless python3 chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -342,6 +342,42 @@ public final class CollapsedProfile {
         return Collections.unmodifiableMap(out);
     }
 
+    /** Event type name given to samples read from collapsed stacks. */
+    public static final String EVENT_TYPE = "collapsed";
+
+    /**
+     * The stacks as samples (without timestamps): a thread root frame {@code [name tid=N]} becomes
+     * the sample's thread, the other frames are parsed with {@link Frame#parse(String)}.
+     */
+    public List<Sample> toSamples() {
+        List<Sample> out = new ArrayList<>(stacks.size());
+        Map<String, Frame> frameCache = new java.util.HashMap<>();
+        for (Stack s : stacks) {
+            if (s.count() == 0) {
+                continue;
+            }
+            List<String> names = s.frames();
+            SampledThread thread = null;
+            Matcher m = THREAD_ROOT.matcher(names.get(0));
+            if (names.size() > 1 && m.matches()) {
+                long tid;
+                try {
+                    tid = Long.parseLong(m.group(2));
+                } catch (NumberFormatException e) {
+                    tid = -1;
+                }
+                thread = new SampledThread(m.group(1), tid, -1);
+                names = names.subList(1, names.size());
+            }
+            List<Frame> frames = new ArrayList<>(names.size());
+            for (String n : names) {
+                frames.add(frameCache.computeIfAbsent(n, Frame::parse));
+            }
+            out.add(new Sample(Sample.NO_TIME, thread, EVENT_TYPE, frames, s.count()));
+        }
+        return out;
+    }
+
     /** The profile in folded form, one stack per line. */
     @Override
     public String toString() {

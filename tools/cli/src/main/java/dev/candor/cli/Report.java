@@ -1,0 +1,262 @@
+package dev.candor.cli;
+
+import dev.candor.model.Damage;
+import dev.candor.model.Profile;
+import dev.candor.model.ProfileFormatException;
+import dev.candor.model.ProfileReader;
+import dev.candor.model.Recording;
+import dev.candor.model.ReportFormat;
+import dev.candor.model.ReportOptions;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * {@code candor report IN [-o OUT]}: reads a JFR recording of any producer, or collapsed stacks,
+ * and writes a flame graph, collapsed stacks, a call tree, hot methods, pprof or JSON.
+ */
+@Command(name = "report",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        exitCodeOnInvalidInput = Candor.USAGE,
+        exitCodeOnExecutionException = Candor.PROFILING,
+        description = {
+                "Reports on a recording: a .jfr from any producer (candor, the JDK's own JFR, async-profiler)"
+                        + " or a .collapsed file.",
+                "The output format comes from --format or the output's extension: "
+                        + "html (.html), collapsed (.collapsed), tree (.tree), flat (.txt), pprof (.pb.gz), json (.json).",
+                "Without -o the report goes to standard output (flat unless --format says otherwise).",
+                "A damaged file is reported up to the damage; the command then names the byte offset and exits with 3."},
+        customSynopsis = "candor report IN [-o OUT] [--format FORMAT] [--event EVENT] [--threads] [--reverse] "
+                + "[--lines] [--include REGEX]... [--exclude REGEX]... [--from TIME] [--to TIME]",
+        footer = {"", "TIME is seconds from the start of the recording (12, 1.5s, 250ms, 2min) or a date-time"
+                + " (2025-01-31T10:15:30Z, 2025-01-31T10:15:30+01:00, 2025-01-31T10:15:30 or 10:15:30 in the local"
+                + " time zone).", "",
+                "Examples:",
+                "  candor report app.jfr -o app.html",
+                "  candor report app.jfr --format tree --threads --include 'com\\.example'",
+                "  candor report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz"})
+final class Report implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "IN", description = "the recording: .jfr or .collapsed")
+    Path input;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "output file (default: standard output)")
+    Path output;
+
+    @Option(names = {"-f", "--format"}, paramLabel = "FORMAT",
+            description = "html, collapsed, tree, flat, pprof or json (default: by the output's extension)")
+    String format;
+
+    @Option(names = {"-e", "--event"}, paramLabel = "EVENT",
+            description = "which sample events to report, when the file has several: a name such as "
+                    + "jdk.ExecutionSample or ExecutionSample, or several separated by commas "
+                    + "(default: the CPU sample event with most samples)")
+    String event;
+
+    @Option(names = {"-t", "--threads"}, description = "one tree per thread ([name tid=N] root frames)")
+    boolean threads;
+
+    @Option(names = {"-r", "--reverse"}, description = "callers view: stacks leaf first (not for pprof)")
+    boolean reverse;
+
+    @Option(names = "--lines", description = "distinguish the lines of a method (frames as method:line)")
+    boolean lines;
+
+    @Option(names = {"-i", "--include"}, paramLabel = "REGEX",
+            description = "keep only samples with a frame matching REGEX (searched in the frame name); repeatable")
+    List<String> includes = new ArrayList<>();
+
+    @Option(names = {"-x", "--exclude"}, paramLabel = "REGEX",
+            description = "drop samples with a frame matching REGEX; repeatable")
+    List<String> excludes = new ArrayList<>();
+
+    @Option(names = "--from", paramLabel = "TIME", description = "keep samples taken at or after TIME")
+    String from;
+
+    @Option(names = "--to", paramLabel = "TIME", description = "keep samples taken before TIME")
+    String to;
+
+    @Option(names = "--title", paramLabel = "TEXT", description = "report title (default: the input's name)")
+    String title;
+
+    @Option(names = "--top", paramLabel = "N", defaultValue = "30",
+            description = "flat: rows per table, 0 for all (default: ${DEFAULT-VALUE})")
+    int top;
+
+    @Option(names = "--min-percent", paramLabel = "P", defaultValue = "0.1",
+            description = "tree: leave out frames below P percent of the samples (default: ${DEFAULT-VALUE})")
+    double minPercent;
+
+    @Override
+    public Integer call() throws IOException {
+        ReportFormat fmt = format();
+        List<Pattern> inc = patterns(includes, "--include");
+        List<Pattern> exc = patterns(excludes, "--exclude");
+        if (top < 0) {
+            throw usage("--top must be 0 or more, not " + top);
+        }
+        if (!(minPercent >= 0 && minPercent <= 100)) {
+            throw usage("--min-percent must be between 0 and 100, not " + minPercent);
+        }
+        if (output == null && fmt == ReportFormat.PPROF && System.console() != null) {
+            throw usage("pprof output is binary: give the output file with -o FILE.pb.gz");
+        }
+
+        Recording recording = read();
+        Optional<Damage> damage = recording.damage();
+        List<String> events;
+        try {
+            events = recording.selectEvents(event);
+        } catch (IllegalArgumentException e) {
+            if (event != null && !event.isBlank()) {
+                throw new Candor.Failure(Candor.USAGE, e.getMessage());
+            }
+            if (damage.isPresent()) {
+                throw new Candor.Failure(Candor.PROFILING, input + ": " + damage.get()
+                        + "; no samples before the damage could be read, so there is nothing to report");
+            }
+            throw new Candor.Failure(Candor.PROFILING, e.getMessage());
+        }
+        Profile profile = recording.profile(events);
+        if (from != null || to != null) {
+            Instant base = recording.start().or(profile::firstSampleTime).orElse(null);
+            if (base == null || !profile.hasTimes()) {
+                throw usage("--from/--to need timestamps, and " + input + " has none ("
+                        + recording.format() + " input)");
+            }
+            Instant lo = from == null ? null : TimeSpec.parse(from, base, "--from", spec.commandLine());
+            Instant hi = to == null ? null : TimeSpec.parse(to, base, "--to", spec.commandLine());
+            if (lo != null && hi != null && !lo.isBefore(hi)) {
+                throw usage("--from " + from + " (" + lo + ") is not before --to " + to + " (" + hi + ")");
+            }
+            profile = profile.between(lo, hi);
+        }
+        for (Pattern p : inc) {
+            profile = profile.include(p);
+        }
+        for (Pattern p : exc) {
+            profile = profile.exclude(p);
+        }
+        ReportOptions options = new ReportOptions(threads, lines, reverse, title, top, minPercent);
+        write(fmt, profile, options);
+
+        if (damage.isPresent()) {
+            throw new Candor.Failure(Candor.PROFILING, input + ": " + damage.get() + "; the report"
+                    + (output != null ? " in " + output : "") + " has the " + profile.unfilteredTotal()
+                    + " samples before the damage");
+        }
+        return Candor.OK;
+    }
+
+    private ReportFormat format() {
+        if (format != null) {
+            return ReportFormat.byId(format).orElseThrow(() -> usage("unknown format '" + format + "' (expected "
+                    + ReportFormat.ids() + ")"));
+        }
+        if (output == null) {
+            return ReportFormat.FLAT;
+        }
+        return ReportFormat.byFileName(output.getFileName().toString()).orElseThrow(() -> usage(
+                "cannot tell the format of '" + output + "' from its extension: give --format, or use one of "
+                        + ReportFormat.idsWithExtensions()));
+    }
+
+    private List<Pattern> patterns(List<String> regexes, String option) {
+        List<Pattern> out = new ArrayList<>();
+        for (String r : regexes) {
+            try {
+                out.add(Pattern.compile(r));
+            } catch (PatternSyntaxException e) {
+                throw usage(option + " '" + r + "' is not a valid regular expression: " + e.getDescription()
+                        + (e.getIndex() >= 0 ? " near index " + e.getIndex() : ""));
+            }
+        }
+        return out;
+    }
+
+    private Recording read() {
+        try {
+            return ProfileReader.read(input);
+        } catch (NoSuchFileException e) {
+            throw new Candor.Failure(Candor.PROFILING, "cannot read " + input + ": "
+                    + (e.getReason() != null ? e.getReason() : "no such file"));
+        } catch (AccessDeniedException e) {
+            throw new Candor.Failure(Candor.PROFILING, "cannot read " + input + ": permission denied");
+        } catch (ProfileFormatException e) {
+            throw new Candor.Failure(Candor.PROFILING, e.getMessage());
+        } catch (IOException e) {
+            throw new Candor.Failure(Candor.PROFILING, "cannot read " + input + ": " + e.getMessage());
+        }
+    }
+
+    private void write(ReportFormat fmt, Profile profile, ReportOptions options) {
+        if (output == null) {
+            try {
+                if (fmt == ReportFormat.PPROF) {
+                    fmt.write(profile, options, System.out);
+                    System.out.flush();
+                } else {
+                    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+                    fmt.write(profile, options, buf);
+                    spec.commandLine().getOut().print(buf.toString(StandardCharsets.UTF_8));
+                    spec.commandLine().getOut().flush();
+                }
+            } catch (IOException e) {
+                throw new Candor.Failure(Candor.PROFILING, "cannot write the report: " + e.getMessage());
+            }
+            return;
+        }
+        Path target = output.toAbsolutePath().normalize();
+        Path dir = target.getParent();
+        Path tmp = null;
+        try {
+            tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+            try (OutputStream out = Files.newOutputStream(tmp)) {
+                fmt.write(profile, options, out);
+            }
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            tmp = null;
+        } catch (NoSuchFileException e) {
+            throw new Candor.Failure(Candor.PROFILING, "cannot write " + output + ": no such directory " + dir);
+        } catch (AccessDeniedException e) {
+            throw new Candor.Failure(Candor.PROFILING, "cannot write " + output + ": permission denied");
+        } catch (IOException e) {
+            throw new Candor.Failure(Candor.PROFILING, "cannot write " + output + ": " + e.getMessage());
+        } finally {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            }
+        }
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+}

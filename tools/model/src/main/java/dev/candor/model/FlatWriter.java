@@ -1,0 +1,118 @@
+package dev.candor.model;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Writes hot methods: a table by self samples (where the CPU was) and one by total samples (on
+ * the stack at all, recursion counted once), percentages of all samples, failures included as
+ * their pseudo-frames. With {@code threads}, the tables of each thread, percentages of that
+ * thread's samples.
+ */
+public final class FlatWriter {
+    private FlatWriter() {
+    }
+
+    /** A method's self and total samples. */
+    public record Row(String method, long self, long total) {
+    }
+
+    /** Rows for the samples, by self then total (descending), then name. */
+    public static List<Row> rows(List<Sample> samples, boolean lines) {
+        Map<String, long[]> m = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (Sample s : samples) {
+            seen.clear();
+            List<Frame> st = s.stack();
+            for (int i = 0; i < st.size(); i++) {
+                String name = st.get(i).name(lines);
+                long[] c = m.computeIfAbsent(name, k -> new long[2]);
+                if (seen.add(name)) {
+                    c[1] += s.weight();
+                }
+                if (i == st.size() - 1) {
+                    c[0] += s.weight();
+                }
+            }
+        }
+        List<Row> rows = new ArrayList<>(m.size());
+        m.forEach((k, v) -> rows.add(new Row(k, v[0], v[1])));
+        rows.sort(Comparator.comparingLong(Row::self).reversed().thenComparing(
+                Comparator.comparingLong(Row::total).reversed()).thenComparing(Row::method));
+        return rows;
+    }
+
+    public static void write(Profile profile, ReportOptions options, Writer out) throws IOException {
+        out.write(ReportText.title(profile, options) + "\n");
+        for (String l : ReportText.header(profile, options)) {
+            out.write(l + "\n");
+        }
+        if (!options.threads()) {
+            tables(out, profile.samples(), profile.total(), (profile.filters().isEmpty() ? "all " : "the ")
+                    + profile.total() + " samples" + (profile.filters().isEmpty() ? "" : " kept"), options);
+            return;
+        }
+        Map<String, List<Sample>> byThread = new LinkedHashMap<>();
+        for (Sample s : profile.samples()) {
+            String t = s.thread() != null ? s.thread().rootFrame() : "[unknown thread tid=0]";
+            byThread.computeIfAbsent(t, k -> new ArrayList<>()).add(s);
+        }
+        List<Map.Entry<String, List<Sample>>> threads = new ArrayList<>(byThread.entrySet());
+        threads.sort(Comparator.comparingLong((Map.Entry<String, List<Sample>> e) -> -weight(e.getValue()))
+                .thenComparing(Map.Entry::getKey));
+        for (Map.Entry<String, List<Sample>> e : threads) {
+            long w = weight(e.getValue());
+            out.write(String.format(Locale.ROOT, "%n== thread %s: %d samples, %s of all%n", e.getKey(), w,
+                    ReportText.pct(w, profile.total())));
+            tables(out, e.getValue(), w, "the thread's samples", options);
+        }
+    }
+
+    private static long weight(List<Sample> samples) {
+        long w = 0;
+        for (Sample s : samples) {
+            w += s.weight();
+        }
+        return w;
+    }
+
+    private static void tables(Writer out, List<Sample> samples, long total, String of, ReportOptions o)
+            throws IOException {
+        List<Row> all = rows(samples, o.lines());
+        List<Row> bySelf = new ArrayList<>();
+        for (Row r : all) {
+            if (r.self() > 0) {
+                bySelf.add(r);
+            }
+        }
+        List<Row> byTotal = new ArrayList<>(all);
+        byTotal.sort(Comparator.comparingLong(Row::total).reversed().thenComparing(
+                Comparator.comparingLong(Row::self).reversed()).thenComparing(Row::method));
+        out.write("\nTop methods by self time (percent of " + of + "):\n");
+        table(out, bySelf, total, o.top(), true);
+        out.write("\nTop methods by total time (percent of " + of + "):\n");
+        table(out, byTotal, total, o.top(), false);
+    }
+
+    private static void table(Writer out, List<Row> rows, long total, int top, boolean bySelf) throws IOException {
+        out.write(String.format(Locale.ROOT, "%9s %8s %9s  %s%n", "self%", "total%", "samples", "method"));
+        int n = top == 0 ? rows.size() : Math.min(top, rows.size());
+        for (int i = 0; i < n; i++) {
+            Row r = rows.get(i);
+            out.write(String.format(Locale.ROOT, "%9s %8s %9d  %s%n", ReportText.pct(r.self(), total),
+                    ReportText.pct(r.total(), total), bySelf ? r.self() : r.total(), r.method()));
+        }
+        if (n < rows.size()) {
+            out.write(String.format(Locale.ROOT, "  (%d more methods; --top 0 lists all)%n", rows.size() - n));
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package dev.candor.model;
+
+import java.util.Objects;
+
+/**
+ * One frame of a sampled stack, like {@code jdk.jfr.consumer.RecordedFrame} but immutable and
+ * independent of where it was read from.
+ *
+ * <p>A Java frame names its class ({@code java.lang.String}, may be empty for native symbols),
+ * method, descriptor (may be empty) and line (0 or less when unknown). A <em>pseudo-frame</em>
+ * stands for a tick that has no real stack, e.g. {@code [gc_active]} or {@code [dropped]}: its
+ * {@link #methodName()} is the text between the brackets and its type is {@link Type#PSEUDO}.
+ *
+ * @param className     fully qualified class name with dots, or "" (native symbols, pseudo-frames)
+ * @param methodName    method name, or the pseudo-frame's bucket name
+ * @param descriptor    JVM method descriptor such as {@code (I)V}, or "" when unknown
+ * @param line          source line, 0 or less when unknown
+ * @param bytecodeIndex bytecode index, negative when unknown
+ * @param type          how the frame was executing
+ */
+public record Frame(String className, String methodName, String descriptor, int line, int bytecodeIndex,
+                    Type type) {
+
+    /** How a frame was executing; JFR's frame type names map onto these. */
+    public enum Type {
+        INTERPRETED, JIT_COMPILED, INLINED,
+        /** A Java frame whose execution mode is not known (e.g. read from collapsed stacks). */
+        JAVA,
+        NATIVE, CPP, KERNEL,
+        /** A failure or other pseudo-frame in square brackets. */
+        PSEUDO;
+
+        /** The type for a JFR frame type name ("Interpreted", "JIT compiled", "Inlined", "Native", ...). */
+        public static Type fromJfr(String name) {
+            if (name == null) {
+                return JAVA;
+            }
+            switch (name) {
+                case "Interpreted":
+                    return INTERPRETED;
+                case "JIT compiled":
+                case "C1 compiled":
+                case "C2 compiled":
+                    return JIT_COMPILED;
+                case "Inlined":
+                    return INLINED;
+                case "Native":
+                    return NATIVE;
+                case "C++":
+                    return CPP;
+                case "Kernel":
+                    return KERNEL;
+                default:
+                    return JAVA;
+            }
+        }
+
+        /** The flame graph viewer's kind letter: {@code j} Java, {@code n} native, {@code f} pseudo. */
+        public char viewerKind() {
+            switch (this) {
+                case NATIVE:
+                case CPP:
+                case KERNEL:
+                    return 'n';
+                case PSEUDO:
+                    return 'f';
+                default:
+                    return 'j';
+            }
+        }
+    }
+
+    public Frame {
+        className = className == null ? "" : className;
+        methodName = methodName == null ? "" : methodName;
+        descriptor = descriptor == null ? "" : descriptor;
+        Objects.requireNonNull(type, "type");
+    }
+
+    /** A Java (or native) frame. */
+    public static Frame of(String className, String methodName, String descriptor, int line, int bytecodeIndex,
+                           Type type) {
+        return new Frame(className, methodName, descriptor, line, bytecodeIndex, type);
+    }
+
+    /** A pseudo-frame {@code [name]}; {@code name} is given without the brackets. */
+    public static Frame pseudo(String name) {
+        return new Frame("", name, "", 0, -1, Type.PSEUDO);
+    }
+
+    /**
+     * A frame from its folded-stack text: {@code [x]} is a pseudo-frame, {@code a.b.C.m:12} a Java
+     * frame with a line, {@code a.b.C.m} one without; text without a dot is a method name alone.
+     * {@link #name(boolean) name(true)} gives the text back.
+     */
+    public static Frame parse(String text) {
+        if (CollapsedProfile.isPseudoFrame(text)) {
+            return pseudo(text.substring(1, text.length() - 1));
+        }
+        String body = text;
+        int line = 0;
+        int colon = text.lastIndexOf(':');
+        if (colon > 0 && colon < text.length() - 1 && text.charAt(colon + 1) != '0') {
+            String digits = text.substring(colon + 1);
+            if (digits.length() <= 9 && digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                line = Integer.parseInt(digits);
+                body = text.substring(0, colon);
+            }
+        }
+        int dot = body.lastIndexOf('.');
+        // "a.b.C.m" splits at the last dot; a trailing dot or none keeps the text as the method name
+        if (dot > 0 && dot < body.length() - 1) {
+            return new Frame(body.substring(0, dot), body.substring(dot + 1), "", line, -1, Type.JAVA);
+        }
+        return new Frame("", body, "", line, -1, Type.JAVA);
+    }
+
+    public boolean isPseudo() {
+        return type == Type.PSEUDO;
+    }
+
+    /** {@code package.Class.method}, or {@code [bucket]} for a pseudo-frame. */
+    public String name() {
+        return name(false);
+    }
+
+    /** {@link #name()}, with {@code :line} appended when asked for and the line is known. */
+    public String name(boolean withLine) {
+        if (type == Type.PSEUDO) {
+            return "[" + methodName + "]";
+        }
+        String n = className.isEmpty() ? methodName : className + "." + methodName;
+        return withLine && line > 0 ? n + ":" + line : n;
+    }
+
+    @Override
+    public String toString() {
+        return name(true);
+    }
+}
