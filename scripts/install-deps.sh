@@ -4,6 +4,8 @@
 set -euo pipefail
 pkgs=(g++ make cmake ninja-build libgtest-dev googletest maven openjdk-17-jdk-headless python3 chromium)
 missing=()
+# `go tool pprof` reads the pprof reports in the tests; use the machine's Go if it has one.
+command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || pkgs+=(golang-go)
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
