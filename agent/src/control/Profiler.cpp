@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "concurrent/Clock.h"
 #include "control/Log.h"
 #include "control/ReportBuilder.h"
 #include "engine/CTimerEngine.h"
@@ -24,11 +25,6 @@
 namespace candor {
 
 namespace {
-uint64_t clockNs(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 int currentTid() { return static_cast<int>(syscall(SYS_gettid)); }
 

@@ -15,11 +15,7 @@
 namespace candor {
 
 namespace {
-uint64_t threadCpuSelf() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+uint64_t threadCpuSelf() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
 
 void sleepUntil(uint64_t ns) {
   timespec ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include "concurrent/Clock.h"
 #include "control/Log.h"
 #include "jvm/Jvm.h"
 
@@ -13,11 +14,7 @@ std::atomic<uint64_t> MethodPreloader::preparedNs_{0};
 std::atomic<uint64_t> MethodPreloader::preparedClasses_{0};
 
 namespace {
-uint64_t threadCpuNs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+uint64_t threadCpuNs() { return clockNs(CLOCK_THREAD_CPUTIME_ID); }
 
 bool createMethodIds(jvmtiEnv* jvmti, jclass klass) {
   jint count = 0;

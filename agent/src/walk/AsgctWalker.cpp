@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "store/TickBuckets.h"
 
@@ -18,9 +19,7 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
     counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);  // vDSO, no syscall
-  slot->timeNs = uint64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  slot->timeNs = monotonicNs();  // vDSO, no syscall
   slot->tid = static_cast<int32_t>(syscall(SYS_gettid));
   slot->kind = static_cast<uint8_t>(kind);
   slot->state = static_cast<uint8_t>(state);

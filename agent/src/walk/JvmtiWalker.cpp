@@ -8,12 +8,6 @@
 
 namespace candor {
 
-uint64_t monotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 SampleSlot* JvmtiWalker::claim(SampleKind kind) {
   int k = static_cast<int>(kind);
   counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);

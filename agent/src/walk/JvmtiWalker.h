@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "concurrent/Clock.h"
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
 
@@ -26,7 +27,5 @@ class JvmtiWalker {
   SampleRing& ring_;
   HandlerCounters& counters_;
 };
-
-uint64_t monotonicNs();
 
 }  // namespace candor

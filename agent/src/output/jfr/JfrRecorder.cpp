@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "concurrent/Clock.h"
 #include "control/Log.h"
 #include "output/OutputFile.h"
 #include "output/jfr/JfrChunkWriter.h"
@@ -21,11 +22,6 @@
 namespace candor {
 
 namespace {
-uint64_t clockNs(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 std::string signalText(const Options& o) {
   int sig = o.signal != 0 ? o.signal : (o.engine == EngineKind::kItimer ? SIGPROF : SIGVTALRM);
