@@ -5,7 +5,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 MVN := mvn -B -q -Dstyle.color=never
 JOBS ?= 2
 
-.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick clean
+.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick accuracy clean
 
 all: agent tools
 
@@ -42,6 +42,16 @@ bench: all
 
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
+
+# Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
+# against truths the workloads measure themselves; writes bench/ACCURACY.md (JDK 17) or
+# bench/ACCURACY-jdk25.md (make accuracy ACCURACY_JDK=25). ACCURACY_ARGS passes more options,
+# e.g. ACCURACY_ARGS="--cases intrinsics --profilers cpu,jfr".
+ACCURACY_JDK ?= 17
+ACCURACY_OUT ?= bench/ACCURACY$(if $(filter 17,$(ACCURACY_JDK)),,-jdk$(ACCURACY_JDK)).md
+accuracy: all
+	@java -jar bench/accuracy/target/candor-accuracy.jar --build $(BUILD) --jdk $(ACCURACY_JDK) \
+		--out $(ACCURACY_OUT) --work $(CURDIR)/bench/out/accuracy $(ACCURACY_ARGS)
 
 clean:
 	rm -rf $(BUILD)

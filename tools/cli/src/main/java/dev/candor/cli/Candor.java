@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
         exitCodeOnInvalidInput = Candor.USAGE,
         exitCodeOnExecutionException = Candor.PROFILING,
         versionProvider = Candor.Version.class,
-        subcommands = {Record.class, Report.class, CommandLine.HelpCommand.class},
+        subcommands = {Record.class, Report.class, Compare.class, Merge.class, CommandLine.HelpCommand.class},
         description = "An honest, low-overhead sampling profiler for HotSpot JVMs.",
         footerHeading = "%nExit codes:%n",
         footer = {"  0  ok",
