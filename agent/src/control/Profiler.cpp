@@ -155,7 +155,7 @@ bool Profiler::start(const Options& options, std::string* why) {
   running_ = true;
   armLiveJavaThreads(env);
   if (options_.allThreads) registry_.addAllProcessThreads();
-  writer_.start([this] { drainStep(); }, kDrainPeriodMs);
+  writer_.start([this] { return drainStep(); }, kDrainPeriodMs);
   if (options_.sampler != SamplerMode::kNone) {
     sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
     sampler_->start();
@@ -193,20 +193,23 @@ void Profiler::onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
 
 void Profiler::onThreadEnd(JNIEnv* env) { registry_.remove(currentTid(), env != nullptr ? env : Jvm::currentEnv()); }
 
-void Profiler::drainLocked() {
-  accounting_.drain(*ring_);
+uint64_t Profiler::drainLocked() {
+  uint64_t drained = accounting_.drain(*ring_);
   // Resolve names now, while the classes of these methods are surely still loaded.
   for (jmethodID m : store_.takeNewMethods()) resolver_->resolve(m);
+  return drained;
 }
 
-void Profiler::drainStep() {
+bool Profiler::drainStep() {
   static int steps = 0;
+  uint64_t drained;
   {
     std::lock_guard<std::mutex> lock(storeMutex_);
-    drainLocked();
+    drained = drainLocked();
     if (jfr_) jfr_->maybeFlush();
   }
   if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
+  return drained > ring_->capacity() / 8;  // filling faster than one step per 5 ms can keep up with
 }
 
 bool Profiler::stop(std::string* why) {

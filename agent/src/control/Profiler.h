@@ -43,8 +43,8 @@ class Profiler {
   bool checkOutputs(const Options& options, std::string* why);
   std::vector<std::string> outputPaths() const;  // the session's files, stats last
   void armLiveJavaThreads(JNIEnv* env);
-  void drainStep();         // writer thread: ring → store, resolve new methods
-  void drainLocked();
+  bool drainStep();         // writer thread: ring → store, resolve new methods; true if busy
+  uint64_t drainLocked();
   void writeOutputs(bool final, const std::vector<std::string>& paths);
 
   std::mutex commandMutex_;  // serializes start/stop/dump/status

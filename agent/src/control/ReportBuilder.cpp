@@ -130,16 +130,17 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   ProfileSnapshot& snap = r.snapshot;
   bool splitKinds = kindsPresent > 1;
   auto kindFrame = [&](SampleKind k) { return snap.intern(std::string("[") + sampleKindName(k) + "]", kKindThread); };
+  auto threadFrame = [&](int tid) {
+    auto it = byTid.find(tid);
+    std::string name = it != byTid.end() ? it->second->name : "?";
+    return snap.intern("[" + name + " tid=" + std::to_string(tid) + "]", kKindThread);
+  };
   for (const auto& [key, count] : store.counts()) {
     const StoredTrace& trace = store.traces()[key.trace];
     std::vector<uint32_t> frames;
     frames.reserve(trace.frames.size() + 3);
     if (splitKinds) frames.push_back(kindFrame(key.kind));
-    if (options.threads) {
-      auto it = byTid.find(key.tid);
-      std::string name = it != byTid.end() ? it->second->name : "?";
-      frames.push_back(snap.intern("[" + name + " tid=" + std::to_string(key.tid) + "]", kKindThread));
-    }
+    if (options.threads) frames.push_back(threadFrame(key.tid));
     if (options.states) {
       frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
     }
@@ -148,9 +149,19 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
     snap.addStack(std::move(frames), count);
   }
+  if (options.threads || options.states) {  // failures stay under the thread and state they hit
+    for (const auto& [key, n] : accounting.failuresByThread()) {
+      std::vector<uint32_t> frames;
+      if (splitKinds) frames.push_back(kindFrame(key.kind));
+      if (options.threads) frames.push_back(threadFrame(key.tid));
+      if (options.states) frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
+      frames.push_back(snap.intern(std::string("[") + bucketName(key.bucket) + "]", kKindFailure));
+      snap.addStack(std::move(frames), n);
+    }
+  }
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
-    for (int b = 0; b < kBuckets; b++) {
+    for (int b = 0; b < kBuckets && !(options.threads || options.states); b++) {
       uint64_t n = accounting.failures(kind, static_cast<Bucket>(b));
       if (n == 0) continue;
       std::vector<uint32_t> frames;
@@ -158,7 +169,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
       frames.push_back(snap.intern(std::string("[") + bucketName(static_cast<Bucket>(b)) + "]", kKindFailure));
       snap.addStack(std::move(frames), n);
     }
-    if (totals.dropped[k] > 0) {
+    if (totals.dropped[k] > 0) {  // a dropped tick never reached the ring: no thread known
       std::vector<uint32_t> frames;
       if (splitKinds) frames.push_back(kindFrame(kind));
       frames.push_back(snap.intern("[dropped]", kKindFailure));

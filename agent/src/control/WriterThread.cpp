@@ -10,7 +10,7 @@
 namespace candor {
 
 
-void WriterThread::start(std::function<void()> step, int periodMs) {
+void WriterThread::start(std::function<bool()> step, int periodMs) {
   step_ = std::move(step);
   periodMs_ = periodMs;
   stopping_ = false;
@@ -40,11 +40,12 @@ void WriterThread::run() {
   JavaVMAttachArgs args = {JNI_VERSION_1_6, const_cast<char*>("candor writer"), nullptr};
   bool attached = Jvm::vm()->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &args) == JNI_OK;
   std::unique_lock<std::mutex> lock(mutex_);
+  bool hurry = false;
   while (!stopping_) {
-    wake_.wait_for(lock, std::chrono::milliseconds(periodMs_));
+    wake_.wait_for(lock, std::chrono::milliseconds(hurry ? 1 : periodMs_));
     if (stopping_) break;
     lock.unlock();
-    step_();
+    hurry = step_();
     lock.lock();
   }
   lock.unlock();

@@ -10,13 +10,14 @@ namespace candor {
 
 class WriterThread {
  public:
-  // `step` runs on the writer thread every `periodMs` until stop().
-  void start(std::function<void()> step, int periodMs);
+  // `step` runs on the writer thread every `periodMs` until stop(); when it returns true (the
+  // ring is filling up) the next step comes after 1 ms instead.
+  void start(std::function<bool()> step, int periodMs);
   void stop();
 
  private:
   void run();
-  std::function<void()> step_;
+  std::function<bool()> step_;
   int periodMs_ = 5;
   std::thread thread_;
   std::mutex mutex_;

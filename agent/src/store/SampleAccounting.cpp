@@ -44,7 +44,11 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind,
     recorded_[k]++;
     t.recorded++;
   }
-  if (code <= 0) failures_[k][static_cast<int>(bucketForCode(code))]++;
+  if (code <= 0) {
+    Bucket bucket = bucketForCode(code);
+    failures_[k][static_cast<int>(bucket)]++;
+    failuresBy_[FailureKey{slot.tid, kind, state, bucket}]++;
+  }
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
   return trace;
 }
@@ -93,6 +97,7 @@ void SampleAccounting::clear() {
   repeated_ = 0;
   schedule_.fill(0);
   perThread_.clear();
+  failuresBy_.clear();
   lastWall_.clear();
 }
 

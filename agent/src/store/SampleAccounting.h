@@ -64,6 +64,22 @@ class SampleAccounting {
   uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
   const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
   const std::unordered_map<int, ThreadTicks>& perThread() const { return perThread_; }
+  // Failed ticks by where they happened, for outputs split by thread or state.
+  struct FailureKey {
+    int32_t tid;
+    SampleKind kind;
+    ThreadState state;
+    Bucket bucket;
+    bool operator==(const FailureKey& o) const {
+      return tid == o.tid && kind == o.kind && state == o.state && bucket == o.bucket;
+    }
+  };
+  struct FailureKeyHash {
+    size_t operator()(const FailureKey& k) const {
+      return (uint64_t(uint32_t(k.tid)) << 24) ^ (uint32_t(k.kind) << 16) ^ (uint32_t(k.state) << 8) ^ uint32_t(k.bucket);
+    }
+  };
+  const std::unordered_map<FailureKey, uint64_t, FailureKeyHash>& failuresByThread() const { return failuresBy_; }
   void clear();
 
  private:
@@ -82,6 +98,7 @@ class SampleAccounting {
   std::array<uint64_t, kKinds> schedule_{};
   uint64_t repeated_ = 0;
   std::unordered_map<int, ThreadTicks> perThread_;
+  std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome
 };
 
