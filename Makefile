@@ -16,7 +16,7 @@ deps:
 agent: deps
 	@cmake -S agent -B $(BUILD)/agent -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) >/dev/null
 	@cmake --build $(BUILD)/agent -j $(JOBS)
-	@cp $(BUILD)/agent/libcandor.so $(BUILD)/libcandor.so
+	@install -m 755 $(BUILD)/agent/libcandor.so $(BUILD)/libcandor.so  # a new inode: JVMs that map the old one keep it
 
 # The Java side: demo app, integration tests, tools; build/candor launcher.
 tools: deps
@@ -24,6 +24,7 @@ tools: deps
 	@mkdir -p $(BUILD)
 	@cp demo/target/candor-demo.jar $(BUILD)/candor-demo.jar
 	@cp tools/cli/target/candor-cli.jar $(BUILD)/candor.jar
+	@cp tools/api/target/candor-api.jar $(BUILD)/candor-api.jar
 	@install -m 755 tools/cli/candor.sh $(BUILD)/candor
 
 demo: all

@@ -1,110 +1,17 @@
 // JVMTI entry points: Agent_OnLoad (-agentpath at launch) and Agent_OnAttach (loaded into a
 // running JVM; a second attach of the same library reaches this copy again, which is how
 // stop/dump/status talk to an agent already loaded). A bad option never stops the JVM.
+// The shared set-up and the commands are in Commands.cpp (also used by the Java API, JavaApi.cpp).
 #include <jvmti.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "control/Commands.h"
 #include "control/Log.h"
 #include "control/Options.h"
-#include "control/Profiler.h"
-#include "jvm/Jvm.h"
-#include "jvm/MethodPreloader.h"
-#include "output/OutputFile.h"
 
 using namespace candor;
-
-namespace {
-
-Options gStartAtInit;
-bool gStartAtInitWanted = false;
-bool gInitialized = false;
-
-void JNICALL onVMInit(jvmtiEnv* jvmti, JNIEnv*, jthread) {
-  MethodPreloader::preloadLoadedClasses(jvmti);
-  if (!gStartAtInitWanted) return;
-  std::string why;
-  if (!Profiler::instance().start(gStartAtInit, &why)) logError("cannot start profiling: %s", why.c_str());
-}
-
-void JNICALL onVMDeath(jvmtiEnv*, JNIEnv*) { Profiler::instance().onVMDeath(); }
-
-void JNICALL onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
-  Profiler::instance().onThreadStart(jvmti, env, thread);
-}
-
-void JNICALL onThreadEnd(jvmtiEnv*, JNIEnv*, jthread) { Profiler::instance().onThreadEnd(); }
-
-// AGCT refuses to walk unless ClassLoad events are enabled; the callback itself has nothing to do.
-void JNICALL onClassLoad(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
-
-void JNICALL onClassPrepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
-  MethodPreloader::onClassPrepare(jvmti, klass);
-}
-
-// Enabled only so that HotSpot records debug info at non-safepoint pcs (DebugNonSafepoints).
-void JNICALL onCompiledMethodLoad(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*,
-                                  const void*) {}
-
-bool initJvmti(JavaVM* vm) {
-  if (gInitialized) return true;
-  if (!Jvm::init(vm)) return false;
-  jvmtiEnv* jvmti = Jvm::jvmti();
-  jvmtiEventCallbacks callbacks = {};
-  callbacks.VMInit = onVMInit;
-  callbacks.VMDeath = onVMDeath;
-  callbacks.ThreadStart = onThreadStart;
-  callbacks.ThreadEnd = onThreadEnd;
-  callbacks.ClassLoad = onClassLoad;
-  callbacks.ClassPrepare = onClassPrepare;
-  callbacks.CompiledMethodLoad = onCompiledMethodLoad;
-  jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
-  const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT,      JVMTI_EVENT_VM_DEATH,      JVMTI_EVENT_THREAD_START,
-                               JVMTI_EVENT_THREAD_END,   JVMTI_EVENT_CLASS_LOAD,    JVMTI_EVENT_CLASS_PREPARE,
-                               JVMTI_EVENT_COMPILED_METHOD_LOAD};
-  for (jvmtiEvent e : events) jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
-  gInitialized = true;
-  return true;
-}
-
-// An attaching tool cannot read the target's stderr: with reply=FILE the agent also writes its
-// one-line answer there ("ok ...", "error: ...", or the status line).
-void reply(const Options& options, const std::string& line) {
-  if (options.replyFile.empty()) return;
-  std::string why;
-  writeOutputFile(options.replyFile, line + "\n", &why);
-}
-
-// Runs a command on an agent that is already initialized and live; returns 0 or a JNI error.
-jint runCommand(const Options& options) {
-  Profiler& profiler = Profiler::instance();
-  std::string why;
-  bool ok = true;
-  switch (options.command) {
-    case Command::kHelp:
-      fputs(optionsHelp().c_str(), stdout);
-      fflush(stdout);
-      reply(options, "ok help");
-      return JNI_OK;
-    case Command::kNone:  // attaching with only settings means: start with them
-    case Command::kStart: ok = profiler.start(options, &why); break;
-    case Command::kStop: ok = profiler.stop(&why); break;
-    case Command::kDump: ok = profiler.dump(options.files, &why); break;
-    case Command::kStatus: {
-      std::string status = profiler.status();
-      if (options.replyFile.empty()) logError("%s", status.c_str());
-      reply(options, status);
-      return JNI_OK;
-    }
-  }
-  if (!ok) logError("%s", why.c_str());
-  reply(options, ok ? "ok" : "error: " + why);
-  return ok ? JNI_OK : JNI_ERR;
-}
-
-}  // namespace
 
 extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* optionString, void*) {
   ParseResult parsed = parseOptions(optionString);
@@ -123,12 +30,13 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* optionString, v
     logError("'%s' needs a running profiler; at launch use 'start'", optionString);
     return JNI_OK;
   }
-  if (!initJvmti(vm)) return JNI_OK;
-  gStartAtInit = parsed.options;
-  gStartAtInitWanted = parsed.options.command == Command::kStart;
+  if (!initJvmti(vm, false)) return JNI_OK;
+  startAtVMInit(parsed.options);
   return JNI_OK;
 }
 
+// An attaching tool cannot read the target's stderr: with reply=FILE the agent also writes its
+// one-line answer there, and JNI_ERR makes loadAgentPath throw AgentInitializationException.
 extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* optionString, void*) {
   ParseResult parsed = parseOptions(optionString);
   if (!parsed.ok) {
@@ -136,13 +44,19 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* optionString,
     reply(parsed.options, "error: " + parsed.error);  // reply= may have been parsed before the bad option
     return JNI_ERR;  // the attaching tool learns that the options were rejected
   }
-  setLogQuiet(parsed.options.quiet);
-  if (parsed.options.command == Command::kHelp) return runCommand(parsed.options);
-  if (!gInitialized) {
-    if (!initJvmti(vm)) return JNI_ERR;
-    MethodPreloader::preloadLoadedClasses(Jvm::jvmti());  // VMInit is long past
+  // quiet belongs to the session: a later stop/dump/status without it must not undo it
+  if (startsSession(parsed.options)) setLogQuiet(parsed.options.quiet);
+  if (parsed.options.command != Command::kHelp && !initJvmti(vm, true)) {
+    reply(parsed.options, "error: the agent cannot initialize JVMTI in this JVM (see its stderr)");
+    return JNI_ERR;
   }
-  return runCommand(parsed.options);
+  CommandResult result = runCommand(parsed.options);
+  if (!result.ok) logError("%s", result.answer.substr(result.answer.rfind("error: ", 0) == 0 ? 7 : 0).c_str());
+  else if (parsed.options.command == Command::kStatus && parsed.options.replyFile.empty()) {
+    logError("%s", result.answer.c_str());  // nowhere else to show it
+  }
+  reply(parsed.options, result.answer);
+  return result.ok ? JNI_OK : JNI_ERR;
 }
 
 extern "C" JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {}

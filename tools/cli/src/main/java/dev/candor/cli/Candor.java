@@ -25,13 +25,15 @@ import java.util.concurrent.Callable;
         exitCodeOnInvalidInput = Candor.USAGE,
         exitCodeOnExecutionException = Candor.PROFILING,
         versionProvider = Candor.Version.class,
-        subcommands = {Record.class, Report.class, Compare.class, Merge.class, CommandLine.HelpCommand.class},
+        subcommands = {Record.class, Attach.class, ListJvms.class, Report.class, Compare.class, Merge.class, CommandLine.HelpCommand.class},
         description = "An honest, low-overhead sampling profiler for HotSpot JVMs.",
         footerHeading = "%nExit codes:%n",
         footer = {"  0  ok",
                 "  1  usage error",
-                "  2  target problem (the Java command cannot be run)",
-                "  3  profiling problem (agent missing, no profile written)",
+                "  2  target problem: the Java command cannot be run; attach: no such",
+                "     process, not a JVM, another user's JVM, attach refused",
+                "  3  profiling problem: agent missing or built for another machine,",
+                "     options rejected by the agent, command failed, no profile written",
                 "  record returns the exit code of the command it ran."})
 public final class Candor implements Callable<Integer> {
 

@@ -2,7 +2,7 @@ package dev.candor.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -12,11 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /** {@code candor record [options] -- java ARGS...}: run a Java command with profiling from the start. */
 @Command(name = "record",
@@ -33,35 +30,14 @@ import java.util.regex.Pattern;
         footer = {"", "Example:", "  candor record -i 1ms -f profile.html -- java -jar app.jar"})
 final class Record implements Callable<Integer> {
 
-    private static final Set<String> EVENTS = Set.of("cpu", "ctimer", "itimer");
-    private static final Pattern INTERVAL = Pattern.compile("[0-9]+(ns|us|ms|s)?");
-    private static final List<String> FORMATS = List.of(".html", ".collapsed", ".txt");
-
     @ParentCommand
     Candor parent;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-e", "--event"}, paramLabel = "EVENT",
-            description = "sampling engine: cpu, ctimer or itimer (agent default: cpu)")
-    String event;
-
-    @Option(names = {"-i", "--interval"}, paramLabel = "INTERVAL",
-            description = "CPU time between samples of one thread: N[ns|us|ms|s] (agent default: 10ms)")
-    String interval;
-
-    @Option(names = {"-f", "--file"}, paramLabel = "FILE",
-            description = "output file, format by extension: .html, .collapsed, .txt; repeatable "
-                    + "(agent default: candor-PID.html)")
-    List<String> files = new ArrayList<>();
-
-    @Option(names = "--stats", paramLabel = "FILE", description = "also write the counters as JSON")
-    String stats;
-
-    @Option(names = "--agent-options", paramLabel = "STRING",
-            description = "more agent options, appended verbatim, e.g. threads,lines")
-    String agentOptions;
+    @Mixin
+    ProfileOptions profile;
 
     @Parameters(paramLabel = "java ARGS", arity = "1..*", description = "the Java command to run")
     List<String> command = new ArrayList<>();
@@ -70,10 +46,7 @@ final class Record implements Callable<Integer> {
     public Integer call() {
         String options = agentOptions();
         Path agent = parent.agentLibrary();
-        if (!Files.isRegularFile(agent)) {
-            throw new Candor.Failure(Candor.PROFILING,
-                    "agent library not found: " + agent + " (give its path with --agent PATH)");
-        }
+        AgentLibrary.check(agent);
         List<String> cmd = withAgent(command, agent, options);
         Process child;
         try {
@@ -130,50 +103,8 @@ final class Record implements Callable<Integer> {
     String agentOptions() {
         List<String> opts = new ArrayList<>();
         opts.add("start");
-        if (event != null) {
-            if (!EVENTS.contains(event)) {
-                throw usage("unknown event '" + event + "' (expected cpu, ctimer or itimer)");
-            }
-            opts.add("event=" + event);
-        }
-        if (interval != null) {
-            if (!INTERVAL.matcher(interval).matches()) {
-                throw usage("invalid interval '" + interval + "' (expected N[ns|us|ms|s], e.g. 1ms)");
-            }
-            opts.add("interval=" + interval);
-        }
-        for (String f : files) {
-            checkPath(f, "--file");
-            String lower = f.toLowerCase(Locale.ROOT);
-            if (FORMATS.stream().noneMatch(lower::endsWith)) {
-                throw usage("cannot tell the format of '" + f + "' (use .html, .collapsed or .txt)");
-            }
-            opts.add("file=" + f);
-        }
-        if (stats != null) {
-            checkPath(stats, "--stats");
-            opts.add("stats=" + stats);
-        }
-        if (agentOptions != null) {
-            String extra = agentOptions.strip();
-            while (extra.startsWith(",")) {
-                extra = extra.substring(1);
-            }
-            if (!extra.isEmpty()) {
-                opts.add(extra);
-            }
-        }
+        opts.addAll(profile.items(null)); // relative paths stay relative: the JVM runs in our directory
         return String.join(",", opts);
-    }
-
-    private void checkPath(String path, String option) {
-        if (path.isEmpty() || path.contains(",")) {
-            throw usage(option + " '" + path + "': a path must be non-empty and must not contain ','");
-        }
-    }
-
-    private CommandLine.ParameterException usage(String message) {
-        return new CommandLine.ParameterException(spec.commandLine(), message);
     }
 
     /** The command with {@code -agentpath:AGENT=OPTIONS} inserted right after the java executable. */

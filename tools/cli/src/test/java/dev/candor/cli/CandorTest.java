@@ -65,8 +65,8 @@ class CandorTest {
     @Test
     void badValuesAreUsageErrors(@TempDir Path dir) throws IOException {
         Path agent = Files.createFile(dir.resolve("libcandor.so"));
-        assertEquals(1, run("--agent", agent.toString(), "record", "-e", "wall", "--", "java"));
-        assertTrue(err.toString().contains("unknown event 'wall'"), err.toString());
+        assertEquals(1, run("--agent", agent.toString(), "record", "-e", "cpu,walk", "--", "java"));
+        assertTrue(err.toString().contains("unknown event 'walk'"), err.toString());
         assertEquals(1, run("--agent", agent.toString(), "record", "-i", "1 ms", "--", "java"));
         assertTrue(err.toString().contains("invalid interval '1 ms'"), err.toString());
         assertEquals(1, run("--agent", agent.toString(), "record", "-f", "a,b.html", "--", "java"));
@@ -82,7 +82,7 @@ class CandorTest {
 
     @Test
     void unrunnableJavaIsATargetProblem(@TempDir Path dir) throws IOException {
-        Path agent = Files.createFile(dir.resolve("libcandor.so"));
+        Path agent = AttachCommandTest.fakeElf(dir.resolve("libcandor.so"), 62);
         assertEquals(2, run("--agent", agent.toString(), "record", "--",
                 dir.resolve("no-such-java").toString(), "-version"));
         assertTrue(err.toString().contains("cannot run"), err.toString());
@@ -117,7 +117,7 @@ class CandorTest {
         var cl = Candor.commandLine(new PrintWriter(out), new PrintWriter(err));
         var parsed = cl.parseArgs("record", "-i", "1ms", "java", "-cp", "x", "-i", "Main");
         Record record = (Record) parsed.subcommand().commandSpec().userObject();
-        assertEquals("1ms", record.interval);
+        assertEquals("1ms", record.profile.interval);
         assertEquals(List.of("java", "-cp", "x", "-i", "Main"), record.command);
     }
 }

@@ -1,0 +1,143 @@
+package dev.candor.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The profiling options shared by {@code record} and {@code attach}; each mirrors an agent
+ * option of the same name ({@code -i 1ms} is {@code interval=1ms}). Validated here so that a typo
+ * is a usage error before any JVM is touched.
+ */
+final class ProfileOptions {
+
+    private static final Set<String> EVENTS = Set.of("cpu", "ctimer", "itimer", "wall", "safepoint", "handshake");
+    private static final Pattern INTERVAL = Pattern.compile("[0-9]+(ns|us|ms|s)?");
+    /** The extensions the agent writes (its outputFormatOf). */
+    private static final List<String> FORMATS = List.of(".html", ".htm", ".collapsed", ".folded", ".txt", ".jfr",
+            ".json");
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
+    @Option(names = {"-e", "--event"}, paramLabel = "EVENT", order = 1,
+            description = "what takes samples: cpu, ctimer, itimer, wall, safepoint, handshake, or a CPU one "
+                    + "plus a sampler: cpu,wall (agent default: cpu)")
+    String event;
+
+    @Option(names = {"-i", "--interval"}, paramLabel = "INTERVAL", order = 2,
+            description = "CPU time between samples of one thread: N[ns|us|ms|s] (agent default: 10ms)")
+    String interval;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE", order = 3,
+            description = "output file, format by extension: .html, .collapsed, .txt, .jfr; repeatable "
+                    + "(default: candor-PID.html)")
+    List<String> files = new ArrayList<>();
+
+    @Option(names = "--stats", paramLabel = "FILE", order = 4, description = "also write the counters as JSON")
+    String stats;
+
+    @Option(names = "--agent-options", paramLabel = "STRING", order = 20,
+            description = "more agent options, appended verbatim, e.g. threads,lines (see the agent's 'help')")
+    String agentOptions;
+
+    /** Whether any option that configures a session (not just output files) was given. */
+    boolean anySessionOption() {
+        return event != null || interval != null || stats != null || agentOptions != null;
+    }
+
+    /** The validated agent option items, in order; paths resolved against BASE when it is not null. */
+    List<String> items(Path base) {
+        List<String> opts = new ArrayList<>();
+        if (event != null) {
+            for (String one : event.split("[,+]", -1)) {
+                if (!EVENTS.contains(one)) {
+                    throw usage("unknown event '" + one + "' (expected cpu, ctimer, itimer, wall, safepoint or handshake;"
+                            + " combine a CPU one with a sampler as cpu,wall)");
+                }
+            }
+            opts.add("event=" + event);
+        }
+        if (interval != null) {
+            if (!INTERVAL.matcher(interval).matches()) {
+                throw usage("invalid interval '" + interval + "' (expected N[ns|us|ms|s], e.g. 1ms)");
+            }
+            opts.add("interval=" + interval);
+        }
+        opts.addAll(fileItems(base));
+        if (stats != null) {
+            opts.add("stats=" + path(stats, "--stats", base));
+        }
+        String extra = extraOptions();
+        if (!extra.isEmpty()) {
+            opts.add(extra);
+        }
+        return opts;
+    }
+
+    /** {@code file=PATH} items for -f, checked and resolved against BASE when it is not null. */
+    List<String> fileItems(Path base) {
+        List<String> opts = new ArrayList<>();
+        for (String f : files) {
+            String p = path(f, "--file", base);
+            if (FORMATS.stream().noneMatch(f::endsWith)) { // as the agent: the extension exactly
+                throw usage("cannot tell the format of '" + f + "' (use .html, .collapsed, .txt, .jfr or .json)");
+            }
+            opts.add("file=" + p);
+        }
+        return opts;
+    }
+
+    /** --agent-options without surrounding blanks and commas; "" when not given. */
+    String extraOptions() {
+        if (agentOptions == null) {
+            return "";
+        }
+        String extra = agentOptions.strip();
+        while (extra.startsWith(",")) {
+            extra = extra.substring(1);
+        }
+        while (extra.endsWith(",")) {
+            extra = extra.substring(0, extra.length() - 1);
+        }
+        return extra;
+    }
+
+    /** Whether the options name an output (file= or stats=), so the agent's default is not used. */
+    boolean namesAnOutput() {
+        if (!files.isEmpty() || stats != null) {
+            return true;
+        }
+        for (String item : extraOptions().split(",")) {
+            if (item.startsWith("file=") || item.startsWith("stats=")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String path(String path, String option, Path base) {
+        if (path.isEmpty() || path.contains(",")) {
+            throw usage(option + " '" + path + "': a path must be non-empty and must not contain ','");
+        }
+        if (base == null) {
+            return path;
+        }
+        String resolved = base.resolve(path).toAbsolutePath().normalize().toString();
+        if (resolved.contains(",")) {
+            throw usage(option + " '" + path + "': the absolute path " + resolved + " contains ','");
+        }
+        return resolved;
+    }
+
+    CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+}
