@@ -6,6 +6,7 @@ MVN := mvn -B -q -Dstyle.color=never
 JOBS ?= 2
 
 .PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick accuracy clean
+.PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
 
@@ -30,7 +31,7 @@ tools: deps
 demo: all
 	@./demo/run-demo.sh $(BUILD)
 
-test: all test-unit test-integration
+test: all test-unit fuzz-quick test-integration
 
 test-unit: agent
 	@cd $(BUILD)/agent && ctest --output-on-failure -j $(JOBS)
@@ -57,3 +58,48 @@ accuracy: all
 clean:
 	rm -rf $(BUILD)
 	@$(MVN) clean >/dev/null 2>&1 || true
+
+# ---- reliability (issue #8; RELIABILITY.md): fuzzing, sanitizers, the stress matrix ----------
+# The signal-safety audit, the short stress matrix and the safe-files tests are JUnit tests in
+# itest/ and run with test-integration.
+FUZZ_SECONDS ?= 300
+FUZZ_QUICK_SECONDS ?= 8
+STRESS_SECONDS ?= 45
+ASAN_ITESTS ?= StressTest,OutputsTest,BadOptionsTest,HelpTest,AttachTest,SafeFilesTest
+
+# libFuzzer targets for the agent's parsers (clang); corpora in agent/fuzz/corpus.
+fuzz-build: deps
+	@cmake -S agent/fuzz -B $(BUILD)/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+	@cmake --build $(BUILD)/fuzz -j $(JOBS)
+
+# A seconds-long run of every target: part of `make test`.
+fuzz-quick: fuzz-build
+	@agent/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_QUICK_SECONDS)
+
+# FUZZ_SECONDS per target; MERGE=1 merges new coverage into agent/fuzz/corpus.
+fuzz: fuzz-build
+	@agent/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+# ThreadSanitizer on the sample ring's unit tests.
+test-tsan: deps
+	@cmake -S agent/test/tsan -B $(BUILD)/tsan -G Ninja >/dev/null
+	@cmake --build $(BUILD)/tsan -j $(JOBS)
+	@TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/sample_ring_tsan --gtest_brief=1
+
+# The agent built with ASan+UBSan (build/asan): its unit tests, then integration tests on JVMs
+# that preload the ASan runtime (agent/asan/asan-jdks.sh says which options HotSpot needs).
+test-asan: tools test-tsan
+	@cmake -S agent -B $(BUILD)/asan/agent -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCANDOR_SANITIZE=ON >/dev/null
+	@cmake --build $(BUILD)/asan/agent -j $(JOBS)
+	@cd $(BUILD)/asan/agent && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	@cp $(BUILD)/asan/agent/libcandor.so $(BUILD)/candor $(BUILD)/*.jar $(BUILD)/asan/
+	@jdks=$$(agent/asan/asan-jdks.sh $(BUILD)/asan/jdks) && \
+		CANDOR_JDKS=$$jdks $(MVN) verify -pl itest -am -Dcandor.build=$(BUILD)/asan -Dtest='$(ASAN_ITESTS)' \
+		-Dcandor.stress.skip=alloc-zgc -Dsurefire.failIfNoSpecifiedTests=false
+# (alloc-zgc is skipped: ZGC cannot reserve its heap's address ranges beside ASan's shadow memory.)
+
+# The full stress matrix: every case for STRESS_SECONDS on JDK 17 and 25, start/stop 200 times.
+stress: all
+	@$(MVN) verify -pl itest -am -Dcandor.build=$(BUILD) -Dcandor.stress=full -Dcandor.stress.seconds=$(STRESS_SECONDS) \
+		-Dtest=StressTest -Dsurefire.failIfNoSpecifiedTests=false

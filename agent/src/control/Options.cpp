@@ -238,6 +238,10 @@ ParseResult parseOptions(const char* text) {
       r.error = unknownOption(name);
       return r;
     }
+    if (spec == nullptr && eq != std::string::npos) {  // event=cpu,wall=1: found by agent/fuzz (was a null deref)
+      r.error = "event '" + name + "' takes no value (got '" + value + "'); list events alone: event=cpu,wall";
+      return r;
+    }
     bool eventFollowUp = spec == nullptr && sawEvent && isEventName(name) && eq == std::string::npos;
     if (eventFollowUp) {  // event=cpu,wall: the option separator also separates events
       if (!addEvent(o, name, &r.error)) return r;

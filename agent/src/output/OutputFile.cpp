@@ -16,11 +16,30 @@ std::string parentDir(const std::string& path) {
 }
 }  // namespace
 
+constexpr const char* kNotRegular = "it is not a regular file (a FIFO, device or socket); candor writes only regular files";
+
 int openOutputFile(const std::string& path, std::string* why) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);  // umask applies
+  // O_NONBLOCK: opening a FIFO planted at the path must not block the JVM (with no reader it
+  // fails with ENXIO at once). Truncation waits until the file is known to be a regular one.
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666);  // umask applies
   if (fd < 0) {
-    *why = errno == ELOOP ? "it is a symbolic link; candor does not write through links" : strerror(errno);
+    *why = errno == ELOOP ? "it is a symbolic link; candor does not write through links"
+           : errno == ENXIO ? kNotRegular
+                            : strerror(errno);
+    return -1;
   }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *why = kNotRegular;
+    close(fd);
+    return -1;
+  }
+  if (ftruncate(fd, 0) != 0) {
+    *why = strerror(errno);
+    close(fd);
+    return -1;
+  }
+  fcntl(fd, F_SETFL, 0);  // back to blocking writes
   return fd;
 }
 
@@ -54,6 +73,10 @@ bool checkOutputWritable(const std::string& path, std::string* why) {
     }
     if (S_ISDIR(st.st_mode)) {
       *why = "it is a directory";
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      *why = kNotRegular;
       return false;
     }
     if (access(path.c_str(), W_OK) != 0) {
