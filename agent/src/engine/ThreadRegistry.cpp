@@ -11,6 +11,7 @@
 #include "control/Log.h"
 #include "engine/CTimerEngine.h"
 #include "engine/WallTargets.h"
+#include "jvm/Jvm.h"
 
 namespace candor {
 
@@ -69,6 +70,7 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIE
   }
   r.live = true;
   r.cpuAtArmNs = threadCpuNs(tid);
+  if (r.kind == ThreadKind::kJava) Jvm::javaThreads().add(tid);  // before its timer can fire
   if (withSampler_ && kind == ThreadKind::kJava && env != nullptr && thread != nullptr) {
     r.ref = static_cast<jthread>(env->NewGlobalRef(thread));
     r.wallIndex = WallTargets::acquire(tid);
@@ -96,6 +98,7 @@ void ThreadRegistry::remove(int tid, JNIEnv* env) {
   if (it == threads_.end() || !it->second.live) return;
   it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
   if (engine_ != nullptr) engine_->disarmThread(&it->second.timer);
+  Jvm::javaThreads().remove(tid);
   releaseSamplerState(it->second, env);
   it->second.live = false;
 }
@@ -142,6 +145,7 @@ void ThreadRegistry::end(JNIEnv* env) {
   for (auto& [tid, r] : threads_) {
     r.cpuNs = cpuSoFar(r);
     if (engine_ != nullptr) engine_->disarmThread(&r.timer);
+    Jvm::javaThreads().remove(tid);
     r.live = false;
     if (r.ref != nullptr && env != nullptr) env->DeleteGlobalRef(r.ref);  // the sampler has stopped
     r.ref = nullptr;

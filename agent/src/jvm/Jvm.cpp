@@ -13,6 +13,7 @@ namespace candor {
 JavaVM* Jvm::vm_ = nullptr;
 jvmtiEnv* Jvm::jvmti_ = nullptr;
 AsyncGetCallTraceFn Jvm::asgct_ = nullptr;
+ThreadBitmap Jvm::javaThreads_;
 
 bool Jvm::init(JavaVM* vm) {
   if (jvmti_ != nullptr) return true;
@@ -42,14 +43,19 @@ bool Jvm::init(JavaVM* vm) {
   return true;
 }
 
-JNIEnv* Jvm::currentEnv_signalSafe() {
-  // GetEnv reads the current thread from HotSpot's thread-local and allocates nothing.
+JNIEnv* Jvm::currentEnv_signalSafe(int tid) {
+  if (!javaThreads_.contains_signalSafe(tid)) return nullptr;
+  // On a registered Java thread HotSpot's thread-local is already set up: GetEnv only reads it.
   JNIEnv* env = nullptr;
   if (vm_ == nullptr || vm_->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) != JNI_OK) return nullptr;
   return env;
 }
 
-JNIEnv* Jvm::currentEnv() { return currentEnv_signalSafe(); }
+JNIEnv* Jvm::currentEnv() {
+  JNIEnv* env = nullptr;
+  if (vm_ == nullptr || vm_->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) != JNI_OK) return nullptr;
+  return env;
+}
 
 namespace {
 thread_local bool tAgentThread = false;  // ordinary TLS: never read from a signal handler

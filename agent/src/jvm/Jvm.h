@@ -3,6 +3,7 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include "concurrent/ThreadBitmap.h"
 #include "jvm/AsgctTypes.h"
 
 namespace candor {
@@ -16,8 +17,13 @@ class Jvm {
   static jvmtiEnv* jvmti() { return jvmti_; }
   static AsyncGetCallTraceFn asgct() { return asgct_; }
 
-  // Signal-handler path: the JNIEnv of the current thread, or nullptr for a non-Java thread.
-  static JNIEnv* currentEnv_signalSafe();
+  // Signal-handler path: the JNIEnv of the current thread (`tid`), or nullptr for a thread that
+  // candor has not registered as a Java thread. GetEnv reads libjvm's thread-local storage; on
+  // a thread that never touched it (the launcher's first thread, a native library's pool) that
+  // first read makes the dynamic loader allocate, which a signal handler must never cause.
+  static JNIEnv* currentEnv_signalSafe(int tid);
+  // Registry side: threads on which the handler may call GetEnv.
+  static ThreadBitmap& javaThreads() { return javaThreads_; }
   // The JNIEnv of the current thread (ordinary code).
   static JNIEnv* currentEnv();
 
@@ -32,6 +38,7 @@ class Jvm {
   static JavaVM* vm_;
   static jvmtiEnv* jvmti_;
   static AsyncGetCallTraceFn asgct_;
+  static ThreadBitmap javaThreads_;
 };
 
 }  // namespace candor

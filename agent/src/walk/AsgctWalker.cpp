@@ -24,7 +24,7 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
   slot->kind = static_cast<uint8_t>(kind);
   slot->state = static_cast<uint8_t>(state);
   slot->latencyNs = intendedNs != 0 ? static_cast<int64_t>(slot->timeNs - intendedNs) : latencyNs;
-  JNIEnv* env = Jvm::currentEnv_signalSafe();
+  JNIEnv* env = Jvm::currentEnv_signalSafe(slot->tid);
   if (env == nullptr) {
     slot->numFrames = kNotJavaThreadCode;
   } else {

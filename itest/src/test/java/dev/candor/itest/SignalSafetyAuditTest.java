@@ -6,7 +6,6 @@ import dev.candor.itest.stress.ExceptionStorm;
 import dev.candor.itest.stress.ThreadChurn;
 import dev.candor.model.CollapsedProfile;
 import dev.candor.model.ProfileStats;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -72,14 +71,6 @@ class SignalSafetyAuditTest {
         }
     }
 
-    /** Every violation is ld.so's malloc for a first TLS touch, on the process's first thread. */
-    static boolean onlyKnownFirstThreadTlsMalloc(Report r) {
-        List<String> lines = r.text().lines().filter(l -> l.startsWith("candor-audit: violation ")).toList();
-        return !lines.isEmpty() && lines.stream().allMatch(l -> l.startsWith("candor-audit: violation malloc from ")
-                && l.contains("/ld-linux") && l.endsWith("(the process's first thread)"))
-                && r.text().lines().filter(l -> l.startsWith("candor-audit: count ")).allMatch(l -> l.contains(" malloc="));
-    }
-
     private static Report runSelftest(String mode) throws Exception {
         Path dir = Build.runDir("audit-selftest-" + mode);
         Path prefix = dir.resolve("audit");
@@ -140,13 +131,6 @@ class SignalSafetyAuditTest {
         CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
         Figures.line(String.format("%s: %d handler entries, %d ticks, %d unsafe calls", name, r.entries(),
                 stats.ticks(), r.violations()));
-        if (r.violations() > 0 && onlyKnownFirstThreadTlsMalloc(r) && !Boolean.getBoolean("candor.audit.strict")) {
-            String known = name + ": KNOWN BUG (see RELIABILITY.md): the handler ran on the process's first thread,"
-                    + " which predates libjvm.so, and JavaVM::GetEnv's first touch of libjvm's TLS called malloc"
-                    + " (ld.so's __tls_get_addr); -Dcandor.audit.strict=true makes this fail";
-            Figures.line(known);
-            Assumptions.assumeTrue(false, known);
-        }
         assertEquals(0, r.violations(), name + ": calls that are not async-signal-safe inside candor's handler:\n"
                 + r.text());
         long minEntries = engine.contains("event=cpu") ? 500 : 30;  // POSIX timers stop at the 250 Hz tick
