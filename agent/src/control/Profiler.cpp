@@ -16,6 +16,7 @@
 #include "engine/SignalHandler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
+#include "jvm/ModifiedUtf8.h"
 #include "output/CollapsedWriter.h"
 #include "output/HtmlWriter.h"
 #include "output/OutputFile.h"
@@ -31,7 +32,7 @@ int currentTid() { return static_cast<int>(syscall(SYS_gettid)); }
 std::string threadName(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   jvmtiThreadInfo info = {};
   if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return "?";
-  std::string name = info.name != nullptr ? info.name : "?";
+  std::string name = info.name != nullptr ? standardUtf8(info.name) : "?";
   jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
   if (env != nullptr) {
     if (info.thread_group != nullptr) env->DeleteLocalRef(info.thread_group);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "jvm/Jvm.h"
+#include "jvm/ModifiedUtf8.h"
 
 namespace candor {
 
@@ -48,8 +49,8 @@ const MethodInfo& MethodResolver::resolve(jmethodID method) {
     info.methodName = "[unknown_method]";
     return info;
   }
-  info.methodName = name;
-  info.signature = sig;
+  info.methodName = standardUtf8(name);
+  info.signature = standardUtf8(sig);
   jint modifiers = 0;
   if (jvmti_->GetMethodModifiers(method, &modifiers) == JVMTI_ERROR_NONE) info.modifiers = modifiers;
   jvmti_->Deallocate(reinterpret_cast<unsigned char*>(name));
@@ -57,7 +58,7 @@ const MethodInfo& MethodResolver::resolve(jmethodID method) {
   char* classSig = nullptr;
   if (jvmti_->GetMethodDeclaringClass(method, &klass) == JVMTI_ERROR_NONE &&
       jvmti_->GetClassSignature(klass, &classSig, nullptr) == JVMTI_ERROR_NONE) {
-    info.className = javaClassName(classSig);
+    info.className = javaClassName(standardUtf8(classSig).c_str());
     jvmti_->Deallocate(reinterpret_cast<unsigned char*>(classSig));
     jint classModifiers = 0;
     if (jvmti_->GetClassModifiers(klass, &classModifiers) == JVMTI_ERROR_NONE) info.classModifiers = classModifiers;
