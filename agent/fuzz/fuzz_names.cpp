@@ -12,6 +12,7 @@
 
 #include "jvm/Jvm.h"
 #include "jvm/MethodResolver.h"
+#include "jvm/ModifiedUtf8.h"
 #include "output/CollapsedWriter.h"
 #include "output/Json.h"
 #include "output/ProfileReport.h"
@@ -68,6 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::string cls = javaClassName(names[0].c_str());
   REQUIRE(cls.size() <= strlen(names[0].c_str()) * 2 + 2);
+  // Modified UTF-8 → UTF-8 never grows a name by more than a replacement character per byte.
+  REQUIRE(standardUtf8(names[0].c_str()).size() <= strlen(names[0].c_str()) * 3);
 
   MethodInfo info;
   info.className = cls;
