@@ -382,8 +382,10 @@ public final class JfrProfileReader {
                 accept(a, e, kinds, stackCache);
             }
         } catch (IOException | RuntimeException | Error e) {
+            // The JDK's JFR parser reports malformed input as InternalError (a VirtualMachineError,
+            // e.g. "Pool int must contain at least one element"): that is damage, not a broken VM.
             if (e instanceof VirtualMachineError && !(e instanceof OutOfMemoryError)
-                    && !(e instanceof StackOverflowError)) {
+                    && !(e instanceof StackOverflowError) && !(e instanceof InternalError)) {
                 throw (Error) e;
             }
             a.error = e;

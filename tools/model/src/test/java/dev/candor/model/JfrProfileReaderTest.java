@@ -153,6 +153,22 @@ class JfrProfileReaderTest {
         }
     }
 
+    /**
+     * Found by ReaderFuzzTest: the JDK's parser throws InternalError ("Pool int must contain at
+     * least one element") for this mutated constant pool; it must be reported as damage.
+     */
+    @Test
+    void parserInternalErrorIsDamage() throws Exception {
+        Path file;
+        try (var in = JfrProfileReaderTest.class.getResourceAsStream("/damaged/internal-error-pool.jfr")) {
+            file = write("internal-error-pool.jfr", in.readAllBytes());
+        }
+        Recording r = ProfileReader.read(file);
+        Damage d = r.damage().orElseThrow();
+        assertTrue(d.message().contains("Pool int must contain at least one element"), d.message());
+        assertTrue(d.offset() > 0, d.toString());
+    }
+
     @Test
     void cutFileNamesTheOffset() throws Exception {
         int cut = bytes.length / 2;
