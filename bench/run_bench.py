@@ -43,6 +43,43 @@ TARGET_FLOOR_RATIO = 1.3   # cost per sample <= 1.3x the floor, at 1 ms and at 1
 TARGET_STARTUP_S = 0.1     # start-up cost <= 0.1 s of CPU
 TARGET_INTERVALS = ("1ms", "100us")
 
+# Peer profilers, measured in the same alternating loop as candor (issue 7). Config name -> what it runs.
+# kind: candor-wall (candor event=wall), ap (async-profiler), jfr (JDK Flight Recorder).
+# "floor": the INTERVALS key whose platform floor the cost per sample is set beside.
+PEERS = {
+    "wall":              {"kind": "candor-wall", "label": "candor wall 20ms", "floor": None},
+    "ap-cpu-10ms":       {"kind": "ap", "event": "cpu", "interval": "10ms", "label": "async-profiler cpu 10ms", "floor": "10ms"},
+    "ap-cpu-1ms":        {"kind": "ap", "event": "cpu", "interval": "1ms", "label": "async-profiler cpu 1ms", "floor": "1ms"},
+    "ap-cpu-100us":      {"kind": "ap", "event": "cpu", "interval": "100us", "label": "async-profiler cpu 100us", "floor": "100us"},
+    "ap-cpu-1ms-nocs":   {"kind": "ap", "event": "cpu", "interval": "1ms", "cstack": "no",
+                          "label": "async-profiler cpu 1ms cstack=no", "floor": "1ms"},
+    "ap-cpu-100us-nocs": {"kind": "ap", "event": "cpu", "interval": "100us", "cstack": "no",
+                          "label": "async-profiler cpu 100us cstack=no", "floor": "100us"},
+    "ap-itimer-10ms":    {"kind": "ap", "event": "itimer", "interval": "10ms", "label": "async-profiler itimer 10ms", "floor": "10ms"},
+    "ap-itimer-1ms":     {"kind": "ap", "event": "itimer", "interval": "1ms", "label": "async-profiler itimer 1ms", "floor": "1ms"},
+    "jfr-profile":       {"kind": "jfr", "label": "JFR settings=profile (10 ms Java, 20 ms native)", "floor": "10ms"},
+    "jfr-1ms":           {"kind": "jfr", "period": "1 ms", "label": "JFR ExecutionSample 1 ms", "floor": "1ms"},
+    "jfr-cputime-1ms":   {"kind": "jfr", "cputime": "1ms", "label": "JFR CPUTimeSample 1 ms (JDK 25)", "floor": "1ms",
+                          "min_feature": 25},
+}
+FULL_CONFIGS = ["none", "10ms", "1ms", "100us", "wall", "ap-cpu-10ms", "ap-cpu-1ms", "ap-cpu-100us", "ap-cpu-1ms-nocs",
+                "ap-cpu-100us-nocs", "ap-itimer-10ms", "ap-itimer-1ms", "jfr-profile", "jfr-1ms", "jfr-cputime-1ms"]
+# the demo (fixed time) runs the candor intervals and one of each peer
+DEMO_CONFIGS = ["none", "10ms", "1ms", "100us", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-profile", "jfr-1ms",
+                "jfr-cputime-1ms"]
+# the thread-heavy workloads run a subset, to keep `make bench` within 25 minutes
+EXTRA_CONFIGS = ["none", "1ms", "100us", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms"]
+QUICK_CONFIGS = ["none", "1ms", "100us", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms",
+                 "jfr-cputime-1ms"]
+
+
+def config_label(cfg):
+    if cfg == "none":
+        return "no profiler"
+    if cfg in INTERVALS:
+        return "candor cpu %s" % cfg
+    return PEERS.get(cfg, {}).get("label", cfg)
+
 
 def log(msg):
     print(msg, flush=True)
@@ -217,12 +254,149 @@ def snapshot(path):
     return dst
 
 
+def snapshot_dir(path, name):
+    """A private copy of a directory of build products (see snapshot)."""
+    import shutil
+    dst = os.path.join(OUT, "snapshot", name)
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    shutil.copytree(path, dst)
+    return dst
+
+
 def resolve_java(jdk):
     if jdk is None:
         return DEFAULT_JAVA
+    if jdk in ("17", "25"):
+        return {"17": DEFAULT_JAVA, "25": "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"}[jdk]
     if os.path.isdir(jdk):
         return os.path.join(jdk, "bin", "java")
     return jdk
+
+
+# ---------------------------------------------------------------------------------------------
+# peers: async-profiler and JFR
+
+AP_VERSION = "4.1"
+
+
+def fetch_async_profiler():
+    """libasyncProfiler.so for linux-x64 from the tools.profiler:async-profiler jar on Maven Central
+    (as bench/accuracy does): the local Maven repository first, else `mvn dependency:get`."""
+    import zipfile
+    jar = os.path.expanduser("~/.m2/repository/tools/profiler/async-profiler/%s/async-profiler-%s.jar" % (
+        AP_VERSION, AP_VERSION))
+    if not os.path.exists(jar):
+        subprocess.run(["mvn", "-B", "-q", "dependency:get", "-Dartifact=tools.profiler:async-profiler:%s" % AP_VERSION],
+                       check=False)
+    if not os.path.exists(jar):
+        return None
+    with zipfile.ZipFile(jar) as z:
+        data = z.read("linux-x64/libasyncProfiler.so")
+    d = os.path.join(OUT, "async-profiler")
+    os.makedirs(d, exist_ok=True)
+    so = os.path.join(d, "libasyncProfiler-%s.so" % AP_VERSION)
+    with open(so + ".tmp", "wb") as f:
+        f.write(data)
+    os.chmod(so + ".tmp", 0o755)
+    os.replace(so + ".tmp", so)
+    return so
+
+
+def java_feature(java):
+    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    m = re.search(r'version "(\d+)', out)
+    return int(m.group(1)) if m else 0
+
+
+def jdk_home(java):
+    return os.path.dirname(os.path.dirname(os.path.realpath(java)))
+
+
+def make_jfc(java, name, period=None, cputime=None):
+    """A copy of the JDK's profile.jfc with jdk.ExecutionSample's period changed (or, for cputime,
+    ExecutionSample/NativeMethodSample off and jdk.CPUTimeSample on with that throttle)."""
+    src = os.path.join(jdk_home(java), "lib", "jfr", "profile.jfc")
+    with open(src) as f:
+        text = f.read()
+
+    def set_event(text, event, **settings):
+        m = re.search(r'(<event name="%s">)(.*?)(</event>)' % re.escape(event), text, re.S)
+        if not m:
+            return text
+        body = m.group(2)
+        for k, v in settings.items():
+            body, n = re.subn(r'(<setting name="%s"[^>]*>)[^<]*(</setting>)' % k, r"\g<1>%s\g<2>" % v, body)
+            if not n:
+                body += '  <setting name="%s">%s</setting>\n    ' % (k, v)
+        return text[:m.start()] + m.group(1) + body + m.group(3) + text[m.end():]
+
+    if period:
+        text = set_event(text, "jdk.ExecutionSample", period=period)
+    if cputime:
+        text = set_event(text, "jdk.ExecutionSample", enabled="false")
+        text = set_event(text, "jdk.NativeMethodSample", enabled="false")
+        text = set_event(text, "jdk.CPUTimeSample", enabled="true", throttle=cputime)
+    d = os.path.join(OUT, "jfc")
+    os.makedirs(d, exist_ok=True)
+    dst = os.path.join(d, "%s.jfc" % name)
+    with open(dst, "w") as f:
+        f.write(text)
+    return dst
+
+
+JAVA_FRAME = re.compile(r"_\[[ji01]\]$")
+
+
+def count_collapsed(path):
+    """async-profiler collapsed output written with `ann,threads`: samples in all; threads are Java
+    threads when any of their stacks holds a Java frame (annotated _[j] _[i] _[0] _[1]), the others
+    (JIT compilers, GC: async-profiler samples every thread of the process) are counted apart; the
+    samples of Java threads without a Java frame are counted by their leaf pseudo-frame."""
+    per_thread = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                stack, _, n = line.rpartition(" ")
+                if not stack or not n.isdigit():
+                    continue
+                frames = stack.split(";")
+                thread = frames[0] if frames[0].startswith("[") and "tid=" in frames[0] else "?"
+                if thread != "?":
+                    frames = frames[1:]
+                t = per_thread.setdefault(thread, {"samples": 0, "java": 0, "other": {}})
+                t["samples"] += int(n)
+                if any(JAVA_FRAME.search(fr) for fr in frames):
+                    t["java"] += int(n)
+                else:
+                    key = frames[-1] if frames and frames[-1].startswith("[") else "no Java frame"
+                    t["other"][key] = t["other"].get(key, 0) + int(n)
+    except OSError:
+        return None
+    total = sum(t["samples"] for t in per_thread.values())
+    jt = [t for t in per_thread.values() if t["java"]]
+    other = {}
+    for t in jt:
+        for k, v in t["other"].items():
+            other[k] = other.get(k, 0) + v
+    return {"samples": total, "java": sum(t["java"] for t in jt), "java_thread_samples": sum(t["samples"] for t in jt),
+            "jvm_thread_samples": total - sum(t["samples"] for t in jt), "not_java": other}
+
+
+def jfr_counts(java, path):
+    """Event counts from `jfr summary` of the JDK that ran the recording."""
+    jfr = os.path.join(os.path.dirname(java), "jfr")
+    try:
+        out = subprocess.run([jfr, "summary", path], capture_output=True, text=True, timeout=120).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    counts = {}
+    for line in out.splitlines():
+        m = re.match(r"\s+(\S+)\s+(\d+)\s+(\d+)\s*$", line)
+        if m:
+            counts[m.group(1)] = int(m.group(2))
+    return counts or None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,7 +479,7 @@ class Bench:
         self.lib = os.path.join(self.build, "libcandor.so")
         self.runs = []  # every run, raw
         self.anomalies = []
-        for d in ("runs", "collapsed", "logs", "scratch"):
+        for d in ("runs", "collapsed", "logs", "scratch", "peers"):
             os.makedirs(os.path.join(OUT, d), exist_ok=True)
 
     # -- commands --
@@ -330,12 +504,54 @@ class Bench:
 
     # -- one run of each kind --
 
+    def peer_cmd(self, wl, cfg, tag):
+        """The command of a peer config and a function that reads its output into r["peer"]."""
+        p = PEERS[cfg]
+        base = os.path.join(OUT, "peers", "%s-%s-%s" % (wl["name"], cfg, tag))
+        if p["kind"] == "candor-wall":
+            stats = base + ".json"
+            if os.path.exists(stats):
+                os.remove(stats)
+            opts = "start,event=wall,interval=20ms,file=%s.collapsed,stats=%s,quiet" % (base, stats)
+            return self.workload_cmd(wl, opts), lambda r: r.update(stats=read_stats(stats))
+        if p["kind"] == "ap":
+            out = base + ".collapsed"
+            if os.path.exists(out):
+                os.remove(out)
+            opts = "start,event=%s,interval=%s,collapsed,ann,threads,file=%s" % (p["event"], p["interval"], out)
+            if p.get("cstack"):
+                opts += ",cstack=" + p["cstack"]
+            cmd = self.jvm_base() + ["-agentpath:%s=%s" % (self.ap_lib, opts)] + wl["argv"]
+            return cmd, lambda r: r.update(peer=count_collapsed(out))
+        # JFR
+        out = base + ".jfr"
+        if os.path.exists(out):
+            os.remove(out)
+        cmd = self.jvm_base() + ["-XX:StartFlightRecording=settings=%s,filename=%s" % (self.jfcs[cfg], out),
+                                 "-Xlog:jfr+startup=warning"] + wl["argv"]
+
+        def read(r):
+            c = jfr_counts(self.java, out)
+            ev = "jdk.CPUTimeSample" if p.get("cputime") else "jdk.ExecutionSample"
+            r["peer"] = None if c is None else {
+                "samples": c.get(ev, 0), "java": c.get(ev, 0), "event": ev,
+                "native_samples": c.get("jdk.NativeMethodSample", 0),
+                "lost_events": c.get("jdk.CPUTimeSamplesLost") if p.get("cputime") else None}
+            if r["peer"] and p.get("cputime") and c.get("jdk.CPUTimeSamplesLost"):
+                jfr = os.path.join(os.path.dirname(self.java), "jfr")
+                txt = subprocess.run([jfr, "print", "--events", "jdk.CPUTimeSamplesLost", out],
+                                     capture_output=True, text=True).stdout
+                r["peer"]["dropped"] = sum(int(x) for x in re.findall(r"lostSamples = (\d+)", txt))
+        return cmd, read
+
     def run_workload(self, wl, cfg, rnd, warmup):
         tag = "w" if warmup else "r%d" % rnd
         logp = os.path.join(OUT, "logs", "%s-%s-%s.log" % (wl["name"], cfg, tag))
-        stats_path = None
+        stats_path = reader = None
         if cfg == "none":
             cmd = self.workload_cmd(wl, None)
+        elif cfg in PEERS:
+            cmd, reader = self.peer_cmd(wl, cfg, tag)
         else:
             opts, stats_path = self.sampling_opts(wl["name"], cfg, tag)
             if os.path.exists(stats_path):
@@ -350,6 +566,11 @@ class Bench:
                 self.anomaly("%s/%s round %d: no work count in the output" % (wl["name"], cfg, rnd))
         if stats_path:
             r["stats"] = read_stats(stats_path)
+        if reader:
+            reader(r)
+            if cfg in PEERS and PEERS[cfg]["kind"] != "candor-wall" and not (r.get("peer") or {}).get("samples"):
+                self.anomaly("%s/%s round %d: no samples counted in the profiler's output (exit %d): %s" % (
+                    wl["name"], cfg, rnd, r["exit"], r["output_tail"][-300:]))
         self.check(r)
         self.runs.append(r)
         return r
@@ -408,19 +629,27 @@ class Bench:
     # -- phases --
 
     def overhead_phase(self, workloads, configs, reps, floor_extra):
-        total = (reps + 1) * (len(configs) * (len(workloads) + 1) + len(floor_extra))
+        nfloor = len([c for c in configs if c == "none" or c in INTERVALS])
+        total = (reps + 1) * (sum(len([c for c in configs if c in wl.get("configs", configs)]) for wl in workloads)
+                              + nfloor + len(floor_extra))
         n = 0
         for rnd in range(0, reps + 1):
             warmup = rnd == 0
             log("round %d/%d%s (load %.2f)" % (rnd, reps, " (warm-up)" if warmup else "", os.getloadavg()[0]))
             for cfg in configs:
                 for wl in workloads:
+                    if cfg not in wl.get("configs", configs):
+                        continue
                     r = self.run_workload(wl, cfg, rnd, warmup)
                     n += 1
                     s = r.get("stats") or {}
-                    log("  [%3d/%d] %-8s %-6s wall %6.3f s  cpu %6.3f s%s" % (
-                        n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"],
-                        "  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else ""))
+                    pr = r.get("peer") or {}
+                    log("  [%3d/%d] %-8s %-17s wall %6.3f s  cpu %6.3f s  rss %4.0f MB%s%s" % (
+                        n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"], r["maxrss_kb"] / 1024,
+                        "  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else "",
+                        "  samples %d java %d" % (pr.get("samples", 0), pr.get("java", 0)) if pr else ""))
+                if cfg != "none" and cfg not in INTERVALS:
+                    continue
                 f = self.run_floor(cfg, rnd, warmup)
                 n += 1
                 fl = f.get("floor") or {}
@@ -491,6 +720,32 @@ class Bench:
                         fmt_ms(s.get("preload_ns")), fmt_ms(s.get("class_prepare_ns")), s.get("classes_prepared", "?")))
             log("  classload round %d: CPU s: %s" % (rnd, " ".join(line)))
 
+    def manythreads_phase(self, reps):
+        """candor wall (20 ms, wallthreads=16) on 500 mostly idle threads and 2 busy ones: the sampler's
+        CPU per tick and whether every running thread was sampled (stats JSON `sampler`)."""
+        classes = os.path.join(REPO, "itest", "target", "classes")
+        if not os.path.exists(os.path.join(classes, "dev", "candor", "itest", "workload", "ManyThreads.class")):
+            self.anomaly("itest/target/classes has no ManyThreads workload (run `make test` once): skipped")
+            return
+        cp = snapshot_dir(classes, "itest-classes")
+        for rnd in range(1, reps + 1):
+            stats = os.path.join(OUT, "runs", "manythreads-wall-r%d.json" % rnd)
+            if os.path.exists(stats):
+                os.remove(stats)
+            opts = "start,event=wall,interval=20ms,wallthreads=16,file=%s,stats=%s,quiet" % (
+                os.path.join(OUT, "collapsed", "manythreads-wall.collapsed"), stats)
+            cmd = self.jvm_base() + [self.agent_arg(opts), "-cp", cp, "dev.candor.itest.workload.ManyThreads",
+                                     "500", "2", "5"]
+            r = run_measured(cmd, os.path.join(OUT, "logs", "manythreads-wall-r%d.log" % rnd))
+            r.update(kind="manythreads", workload="manythreads", config="wall", round=rnd, warmup=False,
+                     stats=read_stats(stats))
+            if r["exit"] != 0 or not r["stats"]:
+                self.anomaly("manythreads round %d: exit %d, stats %s: %s" % (
+                    rnd, r["exit"], "missing" if not r["stats"] else "ok", r["output_tail"][-300:]))
+            self.runs.append(r)
+            sm = (r.get("stats") or {}).get("sampler") or {}
+            log("  manythreads round %d: cpu %.3f s, sampler %s" % (rnd, r["cpu_s"], json.dumps(sm)[:300]))
+
     def probe(self):
         """One short run with the agent, to fail early (and clearly) if it does not work."""
         stats = os.path.join(OUT, "runs", "probe.json")
@@ -523,20 +778,38 @@ class Bench:
         self.wjar = snapshot(WORKLOADS_JAR)
 
         workloads = [{"name": "cpu-mix", "argv": ["-jar", self.wjar, "cpu"] + a.cpu_args}]
+        if not a.quick and not a.no_threaded:
+            for name, desc in (("server", "server"), ("shortthreads", "shortthreads"), ("deepstack", "deepstack")):
+                workloads.append({"name": name, "argv": ["-jar", self.wjar, desc], "configs": EXTRA_CONFIGS})
         demo_jar = os.path.join(self.build, "candor-demo.jar")
         if not a.quick and not a.no_demo:
             if os.path.exists(demo_jar):
                 workloads.insert(0, {"name": "demo", "argv": ["-jar", snapshot(demo_jar)] + a.demo_args,
-                                     "work_re": r"demo: (\d+) orders"})
+                                     "work_re": r"demo: (\d+) orders", "configs": DEMO_CONFIGS})
             else:
                 self.anomaly("no demo jar at %s: the demo workload was skipped" % demo_jar)
-        configs = ["none", "1ms", "100us"] if a.quick else ["none", "10ms", "1ms", "100us"]
-        reps = a.reps or (3 if a.quick else 7)
-        startup_reps = a.startup_reps or (5 if a.quick else 10)
+        configs = list(a.configs.split(",") if a.configs else (QUICK_CONFIGS if a.quick else FULL_CONFIGS))
+        self.feature = java_feature(self.java)
+        configs = [c for c in configs if c not in PEERS or self.feature >= PEERS[c].get("min_feature", 0)]
+        if any(PEERS.get(c, {}).get("kind") == "ap" for c in configs):
+            self.ap_lib = fetch_async_profiler()
+            if not self.ap_lib:
+                self.anomaly("async-profiler %s not found in Maven Central / ~/.m2: its rows were skipped" % AP_VERSION)
+                configs = [c for c in configs if PEERS.get(c, {}).get("kind") != "ap"]
+        self.jfcs = {}
+        for c in configs:
+            if PEERS.get(c, {}).get("kind") == "jfr":
+                p = PEERS[c]
+                self.jfcs[c] = "profile" if not (p.get("period") or p.get("cputime")) else make_jfc(
+                    self.java, c, p.get("period"), p.get("cputime"))
+        reps = a.reps or (3 if a.quick else 5)
+        startup_reps = a.startup_reps or (3 if a.quick else 10)
         classload_reps = a.classload_reps or (3 if a.quick else 10)
         classload_configs = ["none", "10ms"] if a.quick else ["none", "10ms", "loaded", "dns"]
 
         self.machine = machine_description(self.java, self.lib)
+        self.machine["peers"] = "async-profiler %s (tools.profiler:async-profiler, Maven Central)%s; JFR of the JDK above" % (
+            AP_VERSION, "" if getattr(self, "ap_lib", None) else " – not run")
         started = datetime.datetime.now(datetime.timezone.utc)
         log("candor bench (%s): %s, %s, %s vCPUs, kernel %s" % (
             "quick" if a.quick else "full", self.machine["java_version"], self.machine["cpu_model"],
@@ -547,10 +820,16 @@ class Bench:
             [w["name"] for w in workloads], configs, reps))
         floor_extra = [] if a.quick else ["100us" + NOSIG]
         self.overhead_phase(workloads, configs, reps, floor_extra)
-        log("== start-up cost: hello with and without -agentpath:...=start, %d rounds" % startup_reps)
-        self.startup_phase(startup_reps)
-        log("== class-loading start-up, %d rounds" % classload_reps)
-        self.classload_phase(classload_reps, classload_configs)
+        skip = set(a.skip.split(",")) if a.skip else set()
+        if "startup" not in skip:
+            log("== start-up cost: hello with and without -agentpath:...=start, %d rounds" % startup_reps)
+            self.startup_phase(startup_reps)
+        if "classload" not in skip:
+            log("== class-loading start-up, %d rounds" % classload_reps)
+            self.classload_phase(classload_reps, classload_configs)
+        if "manythreads" not in skip:
+            log("== wall sampler with 500 idle threads (issue 6)")
+            self.manythreads_phase(2 if a.quick else 3)
         elapsed = time.monotonic() - t0
 
         mode = "quick" if a.quick else "full"
@@ -564,16 +843,40 @@ class Bench:
                        "waited_s": GATE.waited_s, "timeouts": GATE.timeouts},
             "summary": summary, "anomalies": self.anomalies, "runs": self.runs,
         }
+        raw["labels"] = {c: config_label(c) for c in summary_configs}
         raw_path = os.path.join(OUT, "bench-%s-%s.json" % (mode, stamp))
         with open(raw_path, "w") as f:
             json.dump(raw, f, indent=1)
         results = a.results or (os.path.join(OUT, "RESULTS-quick.md") if a.quick else os.path.join(BENCH, "RESULTS.md"))
-        md = render_markdown(raw, summary, os.path.relpath(raw_path, REPO))
+        raw["charts"] = make_charts(raw_path, chart_dir(results))
+        md = render_markdown(raw, summary, os.path.relpath(raw_path, REPO), results)
         with open(results, "w") as f:
             f.write(md)
         log("")
         log(md)
         log("wrote %s and %s (%.0f s)" % (os.path.relpath(results, REPO), os.path.relpath(raw_path, REPO), elapsed))
+
+
+def make_charts(raw_path, out_dir):
+    """PNG charts with matplotlib from a venv the harness creates (bench/out/venv). Returns the paths,
+    or a string saying why there are none."""
+    venv = os.path.join(OUT, "venv")
+    py = os.path.join(venv, "bin", "python")
+    try:
+        if not os.path.exists(py):
+            log("creating %s for matplotlib" % os.path.relpath(venv, REPO))
+            subprocess.run([sys.executable, "-m", "venv", venv], check=True, capture_output=True)
+        if subprocess.run([py, "-c", "import matplotlib"], capture_output=True).returncode != 0:
+            r = subprocess.run([py, "-m", "pip", "install", "-q", "matplotlib"], capture_output=True, text=True)
+            if r.returncode != 0:
+                return "charts skipped: pip could not install matplotlib into %s (%s)" % (
+                    os.path.relpath(venv, REPO), (r.stderr or r.stdout).strip().splitlines()[-1:] or "?")
+        r = subprocess.run([py, os.path.join(BENCH, "charts.py"), raw_path, out_dir], capture_output=True, text=True)
+        if r.returncode != 0:
+            return "charts skipped: bench/charts.py failed: %s" % r.stderr.strip()[-300:]
+        return [l for l in r.stdout.splitlines() if l.endswith(".png")]
+    except (OSError, subprocess.CalledProcessError) as e:
+        return "charts skipped: no venv/pip for matplotlib (%s)" % e
 
 
 def fmt_ms(ns):
@@ -625,8 +928,9 @@ def summarize(runs, workload_names, configs):
             r["scale"] = scale
             r["wall_n"] = r["wall_s"] * scale
             r["cpu_n"] = r["cpu_s"] * scale
-            if r.get("stats") and r["stats"].get("ticks") is not None:
-                r["ticks_n"] = r["stats"]["ticks"] * scale
+            cnt = sample_count(r)
+            if cnt is not None:
+                r["ticks_n"] = cnt * scale
         n_wall, n_cpu = median(r["wall_n"] for r in none), median(r["cpu_n"] for r in none)
         rows = {}
         for cfg in configs:
@@ -649,8 +953,41 @@ def summarize(runs, workload_names, configs):
                 "load1": median(r["load1"] for r in rs),
                 "background_cpus": median(r.get("background_cpus") for r in rs),
             }
-            if cfg in INTERVALS:
+            e["rss_mb"] = median(r["maxrss_kb"] for r in rs) / 1024
+            e["rss_added_mb"] = e["rss_mb"] - median(r["maxrss_kb"] for r in none) / 1024
+            e["samples_per_process_cpu_s"] = median(r["ticks_n"] / r["cpu_n"] for r in rs
+                                                    if r.get("ticks_n") is not None and r["cpu_n"] > 0)
+            e["java_share"] = median(java_share(r) for r in rs)
+            if cfg in PEERS and PEERS[cfg]["kind"] != "candor-wall":
+                peers = [r.get("peer") or {} for r in rs]
+                ticks = median(r.get("ticks_n") for r in rs)
+                e["ticks"] = ticks
+                e["dropped"] = median(p.get("dropped") for p in peers)
+                e["jvm_thread_samples"] = median(p.get("jvm_thread_samples") for p in peers)
+                nj = {}
+                for p in peers:
+                    for k, v in (p.get("not_java") or {}).items():
+                        nj.setdefault(k, []).append(v)
+                e["failures"] = {k: median(v + [0] * (len(peers) - len(v))) for k, v in nj.items()}
+                e["failures"] = {k: v for k, v in e["failures"].items() if v}
+                fk = PEERS[cfg].get("floor")
+                e["requested_per_cpu_s"] = 1e9 / INTERVALS[fk] if fk in INTERVALS else None
+                if ticks:
+                    e["extra_cpu_s"] = cpu - n_cpu
+                    e["noise_cpu_s"] = (max(r["cpu_n"] for r in none) - min(r["cpu_n"] for r in none)) / 2
+                    e["us_per_sample"] = (cpu - n_cpu) / ticks * 1e6
+                    e["paired_us_per_sample"] = paired_cost(none, rs, lambda r: r.get("ticks_n"), "cpu_n")
+                    fl = out["floor"].get(PEERS[cfg].get("floor"), {}).get("us_per_signal")
+                    if fl and fl > 0:
+                        e["floor_us"] = fl
+                        e["cost_over_floor"] = e["us_per_sample"] / fl
+            if cfg in INTERVALS or cfg == "wall":
                 stats = [r.get("stats") or {} for r in rs]
+                lat = [((s.get("kinds") or {}).get("wall" if cfg == "wall" else "cpu") or {}).get("latency") or {}
+                       for s in stats]
+                if any(x.get("count") for x in lat):
+                    e["latency_p50_us"] = median(x.get("p50_ns", 0) / 1e3 for x in lat if x.get("count"))
+                    e["latency_p99_us"] = median(x.get("p99_ns", 0) / 1e3 for x in lat if x.get("count"))
                 ticks = median(r.get("ticks_n") for r in rs)
                 e["ticks"] = ticks
                 e["recorded"] = median((r.get("stats") or {}).get("recorded", 0) * r["scale"] for r in rs)
@@ -673,6 +1010,26 @@ def summarize(runs, workload_names, configs):
                         e["cost_over_floor"] = e["us_per_sample"] / fl
             rows[cfg] = e
         out["workloads"][wl] = rows
+
+    # the wall sampler with 500 idle threads (issue 6)
+    mt = [r for r in measured if r["kind"] == "manythreads" and r.get("stats")]
+    if mt:
+        sm = [(r["stats"].get("sampler") or {}) for r in mt]
+        out["manythreads"] = {
+            "n": len(mt),
+            "tick_cpu_p50_us": median((x.get("tick_cpu") or {}).get("p50_ns", 0) / 1e3 for x in sm),
+            "tick_cpu_p99_us": median((x.get("tick_cpu") or {}).get("p99_ns", 0) / 1e3 for x in sm),
+            "tick_cpu_max_us": max((x.get("tick_cpu") or {}).get("max_ns", 0) / 1e3 for x in sm),
+            "running_seen": sum(x.get("running_seen", 0) for x in sm),
+            "running_sampled": sum(x.get("running_sampled", 0) for x in sm),
+            "ticks": median(x.get("ticks") for x in sm), "missed_ticks": median(x.get("missed_ticks") for x in sm),
+            "effective_rate": median(x.get("effective_rate") for x in sm),
+            "requested_rate": median(x.get("requested_rate") for x in sm),
+            "candidates_max": max(x.get("candidates_max", 0) for x in sm),
+            "repeated_without_signal": median(x.get("repeated_without_signal") for x in sm),
+            "signals_sent": median(x.get("signals_sent") for x in sm),
+            "cpu_s": median(r["cpu_s"] for r in mt),
+        }
 
     # start-up
     none = [r for r in measured if r["kind"] == "startup" and r["config"] == "none"]
@@ -720,6 +1077,28 @@ def summarize(runs, workload_names, configs):
     return out
 
 
+def sample_count(r):
+    """What a run's cost per sample is divided by: candor's ticks (every signal that reached a Java
+    thread; for wall, every sample taken), async-profiler's samples in its collapsed output, JFR's
+    ExecutionSample (or CPUTimeSample) events."""
+    if r.get("stats") and r["stats"].get("ticks") is not None:
+        return r["stats"]["ticks"]
+    if r.get("peer") and r["peer"].get("samples") is not None:
+        return r["peer"]["samples"]
+    return None
+
+
+def java_share(r):
+    """Share of the ticks that became Java stacks (None where the profiler does not expose failed ticks)."""
+    st = r.get("stats")
+    if st and st.get("ticks"):
+        return st.get("recorded", 0) / st["ticks"]
+    p = r.get("peer")
+    if p and p.get("java_thread_samples") and p.get("not_java") is not None:
+        return p["java"] / p["java_thread_samples"]
+    return None
+
+
 def paired_cost(base_runs, runs, count_of, cpu_key="cpu_s"):
     """Median over rounds of (CPU with - CPU without, same round) / count, in us."""
     by_round = {r["round"]: r for r in base_runs}
@@ -752,7 +1131,15 @@ def pct(ratio):
     return "–" if ratio is None else "%+.1f%%" % ((ratio - 1) * 100)
 
 
-def render_markdown(raw, s, raw_rel):
+def chart_dir(results):
+    """PNGs go beside the markdown: bench/charts for bench/RESULTS.md, else RESULTS-x-charts/."""
+    d = os.path.dirname(os.path.abspath(results))
+    if os.path.abspath(results) == os.path.join(BENCH, "RESULTS.md"):
+        return os.path.join(BENCH, "charts")
+    return os.path.join(d, os.path.splitext(os.path.basename(results))[0] + "-charts")
+
+
+def render_markdown(raw, s, raw_rel, results_path=None):
     m = raw["machine"]
     mode = raw["mode"]
     L = []
@@ -781,6 +1168,8 @@ def render_markdown(raw, s, raw_rel):
     L.append("| JDK | %s (`%s`) |" % (m["java_version"], m["java"]))
     L.append("| JVM options | %s |" % (" ".join("`%s`" % o for o in raw["args"]["jvm_opt"]) or "none"))
     L.append("| candor | libcandor.so sha256 %s, git %s |" % (m["libcandor_sha256"], m["git_commit"]))
+    if m.get("peers"):
+        L.append("| peers | %s |" % m["peers"])
     loads = [r["load1"] for r in raw["runs"] if not r["warmup"]]
     steal = [r["steal_s"] for r in raw["runs"] if not r["warmup"] and r.get("steal_s") is not None]
     bgs = [r["background_cpus"] for r in raw["runs"] if not r["warmup"] and r.get("background_cpus") is not None]
@@ -798,7 +1187,7 @@ def render_markdown(raw, s, raw_rel):
     L.append("")
 
     # targets
-    L.append("## Targets (issue 2)")
+    L.append("## Targets (issues 2 and 7)")
     L.append("")
     L.append("| target | measured | verdict |")
     L.append("|---|---|---|")
@@ -818,13 +1207,46 @@ def render_markdown(raw, s, raw_rel):
                     wl, cfg, TARGET_FLOOR_RATIO, e["us_per_sample"], e["floor_us"], ratio, verdict,
                     " (extra CPU %.3f s is within the noise: ±%.3f s without the agent)" % (
                         e["extra_cpu_s"], e["noise_cpu_s"]) if noisy else ""))
+    for wl, rows in s["workloads"].items():
+        for cfg in TARGET_INTERVALS:
+            e = rows.get(cfg)
+            if not e or e.get("us_per_sample") is None:
+                continue
+            for peer in ("ap-cpu-%s" % cfg, "ap-cpu-%s-nocs" % cfg):
+                pe = rows.get(peer)
+                if not pe or pe.get("us_per_sample") is None:
+                    continue
+                ok = e["us_per_sample"] < pe["us_per_sample"]
+                noisy = any(x.get("noise_cpu_s") is not None and abs(x.get("extra_cpu_s", 0)) < x["noise_cpu_s"]
+                            for x in (e, pe))
+                L.append("| %s at %s: cost per sample below %s's | candor %.1f µs vs %.1f µs | %s%s |" % (
+                    wl, cfg, config_label(peer), e["us_per_sample"], pe["us_per_sample"],
+                    "INCONCLUSIVE" if e["us_per_sample"] <= 0 or pe["us_per_sample"] <= 0 else ("PASS" if ok else "MISS"),
+                    " (an extra CPU within the noise)" if noisy else ""))
+            req, got = e.get("requested_per_cpu_s"), e.get("samples_per_cpu_s")
+            if req and got is not None:
+                L.append("| %s at %s: ≥ 95%% of requested samples per CPU-second | %.0f of %.0f (%.1f%%) | %s |" % (
+                    wl, cfg, got, req, got / req * 100, "PASS" if got >= 0.95 * req else "MISS"))
+            if e.get("java_share") is not None:
+                L.append("| %s at %s: ≥ 99%% of ticks recorded as Java stacks | %.1f%% | %s |" % (
+                    wl, cfg, e["java_share"] * 100, "PASS" if e["java_share"] >= 0.99 else "MISS"))
+            if cfg == "1ms" and e.get("rss_added_mb") is not None:
+                L.append("| %s at 1ms: agent memory ≤ 20 MB RSS on top of the JVM | %+.1f MB (peak RSS vs no profiler; "
+                         "runs of seconds, not the 1-minute recording of the issue) | %s |" % (
+                             wl, e["rss_added_mb"], "PASS" if e["rss_added_mb"] <= 20 else "MISS"))
     st = s.get("startup")
     if st:
         L.append("| start-up cost ≤ %.1f s CPU | %.3f s CPU (%.3f s wall) | %s |" % (
             TARGET_STARTUP_S, st["cost_cpu_s"], st["cost_wall_s"],
             "PASS" if st["cost_cpu_s"] <= TARGET_STARTUP_S else "MISS"))
     L.append("")
-    L.append("Cost per sample = (median CPU with candor − median CPU without) / median ticks. A verdict is "
+    L.append("*Java stacks* counts candor's named failures (mostly `unknown_java`: pcs in stubs and intrinsics "
+             "that AsyncGetCallTrace cannot map) as not Java. *Requested samples* is candor's own "
+             "`samples_per_cpu_second` (per CPU-second of the sampled threads). With many threads each one loses "
+             "the part of its CPU time that never completes an interval, so server-like and short-lived-thread "
+             "workloads get far fewer samples than requested.")
+    L.append("")
+    L.append("Cost per sample = (median CPU with the profiler − median CPU without) / median samples. A verdict is "
              "marked \"within the noise\" when the extra CPU is smaller than half the min–max spread of the runs "
              "without the agent. "
              "The floor is what an empty handler pays per perf signal at the same interval, measured in the "
@@ -832,19 +1254,38 @@ def render_markdown(raw, s, raw_rel):
              "read the 10 ms rows (≈ 100 samples per CPU-second) as \"too small to measure\", not as exact figures.")
     L.append("")
 
+    # charts
+    charts = raw.get("charts")
+    L.append("## Charts")
+    L.append("")
+    if isinstance(charts, list) and charts:
+        base = os.path.dirname(os.path.abspath(results_path)) if results_path else BENCH
+        for c in charts:
+            L.append("![%s](%s)" % (os.path.splitext(os.path.basename(c))[0], os.path.relpath(c, base)))
+            L.append("")
+    else:
+        L.append(charts if isinstance(charts, str) else "none made")
+        L.append("")
+
     # overhead tables
-    L.append("## Overhead vs no agent")
+    L.append("## Overhead vs no profiler")
     L.append("")
     for wl, rows in s["workloads"].items():
         desc = {"demo": "the bundled demo, an order pipeline that runs for a fixed time (main + audit threads; `build/candor-demo.jar%s`)" % (
                     (" " + " ".join(raw["args"]["demo_args"])) if raw["args"]["demo_args"] else ""),
                 "cpu-mix": "fixed-work CPU-bound mix (`candor-bench-workloads.jar cpu%s`): interpreter, SHA-256, "
                            "sorting, hash maps, BigInteger" % ((" " + " ".join(raw["args"]["cpu_args"]))
-                                                                if raw["args"]["cpu_args"] else "")}.get(wl, wl)
+                                                                if raw["args"]["cpu_args"] else ""),
+                "server": "server-like: 256 worker threads taking 200,000 small requests (SHA-256, parse, format) from "
+                          "one queue (`candor-bench-workloads.jar server`)",
+                "shortthreads": "10,000 short-lived threads, 8 alive at a time, each doing a few µs of work "
+                                "(`candor-bench-workloads.jar shortthreads`)",
+                "deepstack": "work at the bottom of a 600-frame recursion (`candor-bench-workloads.jar deepstack`)",
+                }.get(wl, wl)
         L.append("### %s: %s" % (wl, desc))
         L.append("")
         L.append("Median of %d alternating runs after a warm-up round; [min–max] of the runs; ratios against the "
-                 "median without the agent." % rows["none"]["n"])
+                 "median without a profiler. Peak RSS is the child's `ru_maxrss`." % rows["none"]["n"])
         if rows["none"].get("scaled"):
             L.append("")
             L.append("This workload runs for a fixed time, not a fixed amount of work: each run's wall, CPU and ticks are "
@@ -852,33 +1293,55 @@ def render_markdown(raw, s, raw_rel):
                      "the wall column reads as throughput. Work per run (median): " + ", ".join(
                          "%s %s" % ("no agent" if c == "none" else c, fmtn(e.get("work"))) for c, e in rows.items()) + ".")
         L.append("")
-        L.append("| config | wall s | wall vs none | CPU s | CPU vs none | ticks | recorded | samples / CPU-s (requested) "
-                 "| extra CPU s | cost / sample µs | paired µs | floor µs | cost / floor | other CPUs |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("| config | wall s | wall vs none | CPU s | CPU vs none | peak RSS MB | RSS added MB | other CPUs |")
+        L.append("|---|---|---|---|---|---|---|---|")
         for cfg, e in rows.items():
-            name = "no agent" if cfg == "none" else "candor cpu %s" % cfg
+            name = config_label(cfg)
             if cfg == "none":
-                L.append("| %s | %s [%s–%s] | | %s [%s–%s] | | | | | | | | | | %s |" % (
+                L.append("| %s | %s [%s–%s] | | %s [%s–%s] | | %s | | %s |" % (
                     name, f3(e["wall_s"]), f3(e["wall_min"]), f3(e["wall_max"]),
-                    f3(e["cpu_s"]), f3(e["cpu_min"]), f3(e["cpu_max"]), f2(e.get("background_cpus"))))
+                    f3(e["cpu_s"]), f3(e["cpu_min"]), f3(e["cpu_max"]), f1(e.get("rss_mb")), f2(e.get("background_cpus"))))
                 continue
-            L.append("| %s | %s [%s–%s] | %s [%s … %s] | %s [%s–%s] | %s [%s … %s] | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |" % (
+            L.append("| %s | %s [%s–%s] | %s [%s … %s] | %s [%s–%s] | %s [%s … %s] | %s | %s | %s |" % (
                 name, f3(e["wall_s"]), f3(e["wall_min"]), f3(e["wall_max"]),
                 pct(e["wall_ratio"]), pct(e["wall_ratio_min"]), pct(e["wall_ratio_max"]),
                 f3(e["cpu_s"]), f3(e["cpu_min"]), f3(e["cpu_max"]),
                 pct(e["cpu_ratio"]), pct(e["cpu_ratio_min"]), pct(e["cpu_ratio_max"]),
-                "%d" % e["ticks"] if e.get("ticks") is not None else "–",
-                "%d" % e["recorded"] if e.get("recorded") is not None else "–",
-                "%.0f" % e["samples_per_cpu_s"] if e.get("samples_per_cpu_s") is not None else "–",
-                "%.0f" % e["requested_per_cpu_s"] if e.get("requested_per_cpu_s") is not None else "–",
-                f3(e.get("extra_cpu_s")), f1(e.get("us_per_sample")), f1(e.get("paired_us_per_sample")),
-                f1(e.get("floor_us")), "%.2f×" % e["cost_over_floor"] if e.get("cost_over_floor") else "–",
+                f1(e.get("rss_mb")), "%+.1f" % e["rss_added_mb"] if e.get("rss_added_mb") is not None else "–",
                 f2(e.get("background_cpus"))))
+        L.append("")
+        L.append("What each profiler sampled, and what one sample cost (samples: candor's ticks, async-profiler's "
+                 "samples in its collapsed output, JFR's ExecutionSample or CPUTimeSample events):")
+        L.append("")
+        L.append("| config | samples | samples / process CPU-s (requested) | Java stacks | dropped | latency p50 / p99 µs "
+                 "| extra CPU s | cost / sample µs | paired µs | floor µs | cost / floor |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for cfg, e in rows.items():
+            if cfg == "none":
+                continue
+            L.append("| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                config_label(cfg),
+                "%d" % e["ticks"] if e.get("ticks") is not None else "–",
+                "%.0f" % e["samples_per_process_cpu_s"] if e.get("samples_per_process_cpu_s") is not None else "–",
+                "%.0f" % e["requested_per_cpu_s"] if e.get("requested_per_cpu_s") else "–",
+                "%.1f%%" % (e["java_share"] * 100) if e.get("java_share") is not None else "not exposed",
+                "%d" % e["dropped"] if e.get("dropped") is not None else "not exposed",
+                "%s / %s" % (f1(e.get("latency_p50_us")), f1(e.get("latency_p99_us"))) if e.get("latency_p50_us") is not None
+                else "not measured",
+                f3(e.get("extra_cpu_s")), f1(e.get("us_per_sample")), f1(e.get("paired_us_per_sample")),
+                f1(e.get("floor_us")), "%.2f×" % e["cost_over_floor"] if e.get("cost_over_floor") else "–"))
+        jvm = [(cfg, e["jvm_thread_samples"]) for cfg, e in rows.items() if e.get("jvm_thread_samples")]
+        if jvm:
+            L.append("")
+            L.append("async-profiler samples every thread of the process; its samples on threads that never showed a "
+                     "Java frame (JIT compilers, GC; candor samples Java threads only unless `allthreads`) are counted "
+                     "in *samples* and the cost per sample but left out of *Java stacks*: " + "; ".join(
+                         "%s %d" % (config_label(c), v) for c, v in jvm) + " (median per run).")
         fails = [(cfg, e.get("failures"), e.get("dropped")) for cfg, e in rows.items() if cfg != "none"]
         if any(f or d for _, f, d in fails):
             L.append("")
             L.append("Ticks not recorded (median per run): " + "; ".join(
-                "%s: %s" % (cfg, ", ".join(["%s %d" % (k, v) for k, v in sorted((f or {}).items())] +
+                "%s: %s" % (config_label(cfg), ", ".join(["%s %d" % (k, v) for k, v in sorted((f or {}).items())] +
                                            (["dropped %d" % d] if d else [])) or "none")
                 for cfg, f, d in fails) + ".")
         L.append("")
@@ -960,6 +1423,31 @@ def render_markdown(raw, s, raw_rel):
         L.append("not measured")
     L.append("")
 
+    mt = s.get("manythreads")
+    L.append("## Wall sampler with 500 idle threads (issue 6)")
+    L.append("")
+    if mt:
+        L.append("`dev.candor.itest.workload.ManyThreads 500 2 5` (500 threads parked on a latch, 2 busy, 5 s) with "
+                 "`start,event=wall,interval=20ms,wallthreads=16`; %d runs, medians of the stats JSON `sampler` "
+                 "figures (running threads summed over the runs)." % mt["n"])
+        L.append("")
+        L.append("| figure | value |")
+        L.append("|---|---|")
+        L.append("| sampler CPU per tick (`tick_cpu`) p50 / p99 / max | %s / %s / %s µs |" % (
+            f1(mt["tick_cpu_p50_us"]), f1(mt["tick_cpu_p99_us"]), f1(mt["tick_cpu_max_us"])))
+        L.append("| sampler CPU as a share of one CPU at 50 ticks/s | %.2f%% |" % (mt["tick_cpu_p50_us"] * 50 / 1e6 * 100))
+        L.append("| running threads sampled / seen (`running_sampled` / `running_seen`) | %s / %s (%.1f%%) |" % (
+            fmtn(mt["running_sampled"]), fmtn(mt["running_seen"]),
+            100.0 * mt["running_sampled"] / mt["running_seen"] if mt["running_seen"] else 0))
+        L.append("| ticks (missed) | %s (%s) |" % (fmtn(mt["ticks"]), fmtn(mt["missed_ticks"])))
+        L.append("| tick rate effective / requested | %s / %s per s |" % (f1(mt["effective_rate"]), f1(mt["requested_rate"])))
+        L.append("| threads considered per tick (max) | %s |" % fmtn(mt["candidates_max"]))
+        L.append("| signals sent / samples repeated without a signal (per run) | %s / %s |" % (
+            fmtn(mt["signals_sent"]), fmtn(mt["repeated_without_signal"])))
+    else:
+        L.append("not measured")
+    L.append("")
+
     L.append("## Anomalies")
     L.append("")
     if raw["anomalies"]:
@@ -982,8 +1470,8 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="3 rounds, cpu-mix only, at 1 ms and 100 us; writes bench/out/RESULTS-quick.md")
     ap.add_argument("--jdk", help="JDK home or java binary (default: %s)" % DEFAULT_JAVA)
-    ap.add_argument("--reps", type=int, help="measured rounds after the warm-up (default 7, quick 3)")
-    ap.add_argument("--startup-reps", type=int, help="hello rounds (default 10, quick 5)")
+    ap.add_argument("--reps", type=int, help="measured rounds after the warm-up (default 5, quick 3)")
+    ap.add_argument("--startup-reps", type=int, help="hello rounds (default 10, quick 3)")
     ap.add_argument("--classload-reps", type=int, help="class-loading rounds (default 7, quick 3)")
     ap.add_argument("--results", help="markdown output (default bench/RESULTS.md, quick: bench/out/RESULTS-quick.md)")
     ap.add_argument("--jvm-opt", action="append", default=None,
@@ -991,6 +1479,10 @@ def main():
     ap.add_argument("--demo-args", default="", help="arguments of the demo jar (space-separated)")
     ap.add_argument("--cpu-args", default="", help="arguments of the cpu workload, e.g. '--rounds 48'")
     ap.add_argument("--no-demo", action="store_true", help="skip the demo workload")
+    ap.add_argument("--no-threaded", action="store_true", help="skip the server, shortthreads and deepstack workloads")
+    ap.add_argument("--configs", help="comma-separated configs of the overhead loop (default: all; quick: a subset); "
+                                      "none, 10ms, 1ms, 100us (candor cpu), " + ", ".join(PEERS))
+    ap.add_argument("--skip", default="", help="comma-separated phases to skip: startup, classload, manythreads")
     ap.add_argument("--floor-work", type=int, default=1_500_000_000, help="floor loop iterations (~2.7 s here)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--quiet-cpus", type=float, default=0.3,
@@ -998,7 +1490,7 @@ def main():
     ap.add_argument("--quiet-wait", type=float, default=20,
                     help="longest wait for a quiet machine before one run, s (default 20; 0: never wait)")
     ap.add_argument("--quiet-budget", type=float, default=None,
-                    help="total waiting allowed over the whole bench, s (default 120, quick 60)")
+                    help="total waiting allowed over the whole bench, s (default 120, quick 30)")
     ap.add_argument("--render", metavar="RAW_JSON",
                     help="only rewrite the markdown from a raw bench/out/bench-*.json (no runs)")
     args = ap.parse_args()
@@ -1011,13 +1503,18 @@ def main():
         raw["summary"] = summary
         results = args.results or (os.path.join(OUT, "RESULTS-quick.md") if raw["mode"] == "quick"
                                    else os.path.join(BENCH, "RESULTS.md"))
+        raw["labels"] = {c: config_label(c) for c in (raw["summary_configs"] if "summary_configs" in raw else raw["configs"])}
+        tmp = os.path.join(OUT, "render-tmp.json")
+        with open(tmp, "w") as f:
+            json.dump(raw, f)
+        raw["charts"] = make_charts(tmp, chart_dir(results))
         with open(results, "w") as f:
-            f.write(render_markdown(raw, summary, os.path.relpath(os.path.abspath(args.render), REPO)))
+            f.write(render_markdown(raw, summary, os.path.relpath(os.path.abspath(args.render), REPO), results))
         log("wrote %s" % os.path.relpath(results, REPO))
         return
     global GATE
     GATE = QuietGate(args.quiet_cpus, args.quiet_wait,
-                     args.quiet_budget if args.quiet_budget is not None else (60 if args.quick else 120))
+                     args.quiet_budget if args.quiet_budget is not None else (30 if args.quick else 120))
     if args.jvm_opt is None:
         args.jvm_opt = ["-Xms1g", "-Xmx1g"]
     args.demo_args = args.demo_args.split()

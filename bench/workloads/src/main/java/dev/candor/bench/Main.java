@@ -8,6 +8,9 @@ import java.util.Arrays;
  * <pre>
  *   java -jar candor-bench-workloads.jar cpu [--rounds N] [--threads N]
  *   java -jar candor-bench-workloads.jar classload [--generated N] [--methods N] [--jdk N]
+ *   java -jar candor-bench-workloads.jar server [--threads 256] [--requests 200000]
+ *   java -jar candor-bench-workloads.jar shortthreads [--threads 10000] [--work 200]
+ *   java -jar candor-bench-workloads.jar deepstack [--depth 600] [--calls 25000]
  *   java -jar candor-bench-workloads.jar hello
  * </pre>
  *
@@ -26,6 +29,9 @@ public final class Main {
         switch (args[0]) {
             case "cpu" -> CpuMix.main(rest);
             case "classload" -> ClassLoadStorm.main(rest);
+            case "server" -> Threaded.server(rest);
+            case "shortthreads" -> Threaded.shortThreads(rest);
+            case "deepstack" -> Threaded.deepStack(rest);
             case "hello" -> System.out.println("hello");
             default -> usage();
         }
@@ -36,6 +42,9 @@ public final class Main {
         System.err.println("usage: java -jar candor-bench-workloads.jar cpu|classload|hello [options]");
         System.err.println("  cpu       [--rounds N] [--threads N]   fixed CPU-bound work (~6 s on 1 vCPU at the default)");
         System.err.println("  classload [--generated N] [--methods N] [--jdk N]   class-loading-heavy start-up, exits");
+        System.err.println("  server    [--threads N] [--requests N]  many worker threads on one queue (server-like)");
+        System.err.println("  shortthreads [--threads N] [--work N]  every task on a new short-lived thread");
+        System.err.println("  deepstack [--depth N] [--calls N]     work at the bottom of a deep recursion");
         System.err.println("  hello                                    prints hello and exits");
         System.exit(2);
     }
