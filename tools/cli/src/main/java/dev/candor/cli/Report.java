@@ -15,13 +15,10 @@ import picocli.CommandLine.Spec;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -229,31 +226,7 @@ final class Report implements Callable<Integer> {
             }
             return;
         }
-        Path target = output.toAbsolutePath().normalize();
-        Path dir = target.getParent();
-        Path tmp = null;
-        try {
-            tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
-            try (OutputStream out = Files.newOutputStream(tmp)) {
-                fmt.write(profile, options, out);
-            }
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            tmp = null;
-        } catch (NoSuchFileException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot write " + output + ": no such directory " + dir);
-        } catch (AccessDeniedException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot write " + output + ": permission denied");
-        } catch (IOException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot write " + output + ": " + e.getMessage());
-        } finally {
-            if (tmp != null) {
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
-        }
+        TreeOptions.writeAtomically(output, out -> fmt.write(profile, options, out));
     }
 
     private CommandLine.ParameterException usage(String message) {

@@ -6,6 +6,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -103,12 +104,27 @@ final class TreeOptions {
 
     /** Writes a text file atomically (temporary file, then rename). */
     static void write(Path output, String text) {
+        writeAtomically(output, out -> out.write(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Writes the body of a file. */
+    interface Body {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    /**
+     * Writes OUTPUT through a temporary file in its directory that is moved into place, so a
+     * failed write never leaves half a report; every failure is one {@link Candor.Failure} line.
+     */
+    static void writeAtomically(Path output, Body body) {
         Path target = output.toAbsolutePath().normalize();
         Path dir = target.getParent();
         Path tmp = null;
         try {
             tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            try (OutputStream out = Files.newOutputStream(tmp)) {
+                body.writeTo(out);
+            }
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             tmp = null;
         } catch (NoSuchFileException e) {
