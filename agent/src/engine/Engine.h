@@ -36,6 +36,8 @@ class Engine {
   // Signal-handler path, jitter off: the thread's CPU time between the timer's expiry and now
   // (the engine's sampling latency), or -1 if it cannot tell. Costs a system call.
   virtual int64_t latency_signalSafe(const siginfo_t* info) = 0;
+  // Whether latency_signalSafe can ever answer; if not, the handler does not ask.
+  virtual bool measuresLatency() const { return true; }
 };
 
 // Picks a jittered interval; async-signal-safe (a lock-free splitmix64 over an atomic counter).

@@ -18,6 +18,7 @@ class PerfEngine : public Engine {
   void disarmThread(ThreadTimer* timer) override;
   void rearm_signalSafe(const siginfo_t* info) override;
   int64_t latency_signalSafe(const siginfo_t* info) override;
+  bool measuresLatency() const override { return false; }
 
   // Whether this machine lets us open a perf CPU clock for our own thread; `why` if not.
   static bool available(std::string* why);

@@ -21,6 +21,7 @@ int gWallSignal = 0;
 pid_t gPid = 0;
 AsgctWalker* gWalker = nullptr;
 bool gJitter = false;
+bool gMeasureLatency = false;  // jitter off and an engine that can tell its latency
 int gInstalled[65] = {};
 std::atomic<uint32_t> gLatencyCountdown{0};
 constexpr uint32_t kLatencyEvery = 8;  // measuring costs a syscall: one tick in eight
@@ -28,7 +29,7 @@ constexpr uint32_t kLatencyEvery = 8;  // measuring costs a syscall: one tick in
 void onCpuTick_signalSafe(siginfo_t* info, void* ucontext) {
   if (gJitter) gCpuEngine->rearm_signalSafe(info);
   int64_t latency = -1;
-  if (!gJitter && gLatencyCountdown.fetch_add(1, std::memory_order_relaxed) % kLatencyEvery == 0) {
+  if (gMeasureLatency && gLatencyCountdown.fetch_add(1, std::memory_order_relaxed) % kLatencyEvery == 0) {
     latency = gCpuEngine->latency_signalSafe(info);
   }
   gWalker->takeSample_signalSafe(ucontext, SampleKind::kCpu, ThreadState::kRunning, latency, 0);
@@ -80,6 +81,7 @@ void SignalHandler::activate(Engine* cpuEngine, int wallSignal, AsgctWalker* wal
   gPid = getpid();
   gWalker = walker;
   gJitter = jitter;
+  gMeasureLatency = !jitter && cpuEngine != nullptr && cpuEngine->measuresLatency();
   gRunning.store(true, std::memory_order_seq_cst);
 }
 
