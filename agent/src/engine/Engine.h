@@ -14,6 +14,7 @@ namespace candor {
 struct ThreadTimer {
   int fd = -1;
   timer_t timer = nullptr;
+  void* ring = nullptr;  // perf: the sample-time ring, if mapped
   bool armed = false;
 };
 

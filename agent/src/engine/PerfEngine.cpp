@@ -1,5 +1,7 @@
 #include "engine/PerfEngine.h"
 
+#include "engine/PerfTimeRing.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -11,7 +13,7 @@
 namespace candor {
 
 namespace {
-int openCpuClock(int tid, long long periodNs) {
+int openCpuClock(int tid, long long periodNs, bool withTime) {
   perf_event_attr attr = {};
   attr.size = sizeof attr;
   attr.type = PERF_TYPE_SOFTWARE;
@@ -22,12 +24,17 @@ int openCpuClock(int tid, long long periodNs) {
   // not delivered then; the next one in user space is.
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
+  if (withTime) {  // only when the ring is mapped: records cost the kernel a little per tick
+    attr.sample_type = PERF_SAMPLE_TIME;
+    attr.use_clockid = 1;
+    attr.clockid = CLOCK_MONOTONIC;
+  }
   return static_cast<int>(syscall(__NR_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 }  // namespace
 
 bool PerfEngine::available(std::string* why) {
-  int fd = openCpuClock(0, 10'000'000);
+  int fd = openCpuClock(0, 10'000'000, false);
   if (fd < 0) {
     *why = std::string("perf_event_open failed: ") + strerror(errno);
     if (errno == EACCES || errno == EPERM) *why += " (see /proc/sys/kernel/perf_event_paranoid)";
@@ -40,11 +47,12 @@ bool PerfEngine::available(std::string* why) {
 bool PerfEngine::start(const Options& options, std::string* why) {
   intervalNs_ = options.intervalNs;
   jitterPct_ = options.jitterPct;
+  withTimeRing_ = jitterPct_ == 0;  // jittered ticks have no schedule to be late against
   return available(why);
 }
 
 bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
-  int fd = openCpuClock(tid, jitteredInterval_signalSafe(intervalNs_, jitterPct_));
+  int fd = openCpuClock(tid, jitteredInterval_signalSafe(intervalNs_, jitterPct_), withTimeRing_);
   if (fd < 0) {
     *why = std::string("perf_event_open: ") + strerror(errno);
     return false;
@@ -56,6 +64,7 @@ bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
     close(fd);
     return false;
   }
+  if (withTimeRing_) timer->ring = PerfTimeRing::map(fd, tid);
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   timer->fd = fd;
@@ -66,6 +75,8 @@ bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
 void PerfEngine::disarmThread(ThreadTimer* timer) {
   if (!timer->armed) return;
   ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
+  PerfTimeRing::unmap(timer->fd, timer->ring);  // before close: the fd number may be reused at once
+  timer->ring = nullptr;
   close(timer->fd);
   timer->fd = -1;
   timer->armed = false;
@@ -77,11 +88,10 @@ void PerfEngine::rearm_signalSafe(const siginfo_t* info) {
   ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 
-int64_t PerfEngine::latency_signalSafe(const siginfo_t*) {
-  // Not measurable from the counter: the hrtimer behind the CPU clock restarts from when it
-  // fired, not from the ideal multiple of the period, so count % period drifts. It would need
-  // a perf sample ring with PERF_SAMPLE_TIME, which costs more per sample than it tells.
-  return -1;
+int64_t PerfEngine::latency_signalSafe(const siginfo_t* info) {
+  // From the kernel's record of the overflow (its hrtimer interrupt) to now: signal delivery
+  // and scheduling delay, in wall time on CLOCK_MONOTONIC.
+  return PerfTimeRing::latencyOfNewest_signalSafe(info->si_fd, static_cast<int>(syscall(SYS_gettid)));
 }
 
 }  // namespace candor
