@@ -333,8 +333,8 @@ TEST(JfrChunk, MetadataDeclaresTheJdkTypes) {
   jfr::Buffer events, cp;
   jfr::ConstantPools pools;
   jfr::PoolSources src;
-  std::vector<StoredTrace> none;
-  src.traces = &none;
+  TraceStore none;
+  src.store = &none;
   pools.writeCheckpoint(cp, 6, src);
   std::string dir = tempDir();
   std::string path = dir + "/m.jfr";
@@ -393,7 +393,7 @@ TEST(JfrChunk, PoolsHoldWhatTheEventsReference) {
 
   jfr::ConstantPools pools;
   jfr::PoolSources src;
-  src.traces = &store.traces();
+  src.store = &store;
   src.method = [&](jmethodID m) -> const MethodInfo& { return infos.at(m); };
   src.thread = [](int tid) { return jfr::ThreadName{"w" + std::to_string(tid), tid != 8}; };
   src.maxDepth = 4;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
 
@@ -22,11 +24,46 @@ TEST(TraceStore, DeduplicatesIdenticalStacks) {
   EXPECT_EQ(t1, t2);
   EXPECT_NE(t1, t3);
   EXPECT_EQ(t1, t4) << "the trace is shared across threads; the count is per thread";
-  EXPECT_EQ(store.traces().size(), 2u);
+  EXPECT_EQ(store.traceCount(), 2u);
   EXPECT_EQ(store.totalSamples(), 4u);
   EXPECT_EQ((store.counts().at({t1, 100, SampleKind::kCpu, ThreadState::kUnknown})), 2u);
   EXPECT_EQ((store.counts().at({t1, 200, SampleKind::kCpu, ThreadState::kUnknown})), 1u);
   EXPECT_EQ((store.counts().at({t3, 100, SampleKind::kCpu, ThreadState::kUnknown})), 1u);
+}
+
+TEST(TraceStore, StacksShareTheirCallersAndComeBackLeafFirst) {
+  TraceStore store;
+  // A recursion 1,000 frames deep sampled at three different leaves, on two threads.
+  std::vector<ASGCT_CallFrame> deep(1001);
+  for (int i = 1; i <= 1000; i++) deep[i] = {i, m(1000 + i)};
+  std::vector<uint32_t> ids;
+  for (int leaf = 0; leaf < 3; leaf++) {
+    deep[0] = {leaf, m(7)};
+    ids.push_back(store.add(deep.data(), 1001, 1));
+    ids.push_back(store.add(deep.data(), 1001, 2));
+  }
+  EXPECT_EQ(store.traceCount(), 3u);
+  EXPECT_EQ(store.nodeCount(), 1003u) << "the 1,000 callers are stored once";
+  EXPECT_EQ(ids[0], ids[1]) << "the same stack on another thread is the same trace";
+  EXPECT_EQ(store.depth(ids[4]), 1001u);
+  std::vector<StoredFrame> back = store.frames(ids[4]);
+  ASSERT_EQ(back.size(), 1001u);
+  EXPECT_EQ(back[0], (StoredFrame{m(7), 2}));
+  EXPECT_EQ(back[1], (StoredFrame{m(1001), 1}));
+  EXPECT_EQ(back[1000], (StoredFrame{m(2000), 1000}));
+  // A thread whose next sample shares nothing with its previous one still finds the shared nodes.
+  ASGCT_CallFrame shallow[] = {{5, m(9)}};
+  store.add(shallow, 1, 1);
+  EXPECT_EQ(store.add(deep.data(), 1001, 1), ids[4]);
+  EXPECT_EQ(store.nodeCount(), 1004u);
+  EXPECT_EQ(store.totalSamples(), 8u);
+}
+
+TEST(TraceStore, AnEmptyStackIsATraceToo) {
+  TraceStore store;
+  uint32_t t = store.add(nullptr, 0, 3);
+  EXPECT_TRUE(store.frames(t).empty());
+  EXPECT_EQ(store.traceCount(), 1u);
 }
 
 TEST(TraceStore, ReportsEachNewMethodOnce) {
@@ -42,7 +79,7 @@ TEST(TraceStore, ReportsEachNewMethodOnce) {
   ASSERT_EQ(second.size(), 1u) << "null method ids are not resolvable and not reported";
   EXPECT_EQ(second[0], m(3));
   store.clear();
-  EXPECT_TRUE(store.traces().empty());
+  EXPECT_EQ(store.traceCount(), 0u);
   EXPECT_EQ(store.totalSamples(), 0u);
 }
 

@@ -136,15 +136,15 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     return snap.intern("[" + name + " tid=" + std::to_string(tid) + "]", kKindThread);
   };
   for (const auto& [key, count] : store.counts()) {
-    const StoredTrace& trace = store.traces()[key.trace];
+    std::vector<StoredFrame> stored = store.frames(key.trace);
     std::vector<uint32_t> frames;
-    frames.reserve(trace.frames.size() + 3);
+    frames.reserve(stored.size() + 3);
     if (splitKinds) frames.push_back(kindFrame(key.kind));
     if (options.threads) frames.push_back(threadFrame(key.tid));
     if (options.states) {
       frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
     }
-    for (auto f = trace.frames.rbegin(); f != trace.frames.rend(); ++f) {
+    for (auto f = stored.rbegin(); f != stored.rend(); ++f) {
       frames.push_back(frameFor(snap, resolver, *f, options.lines));
     }
     snap.addStack(std::move(frames), count);

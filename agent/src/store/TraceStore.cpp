@@ -1,60 +1,56 @@
 #include "store/TraceStore.h"
 
-#include <cstring>
+#include <algorithm>
 
 namespace candor {
 
-namespace {
-uint64_t hashFrames(const ASGCT_CallFrame* frames, int n) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over (method, bci)
-  for (int i = 0; i < n; i++) {
-    h = (h ^ reinterpret_cast<uintptr_t>(frames[i].method_id)) * 0x100000001b3ULL;
-    h = (h ^ static_cast<uint32_t>(frames[i].lineno)) * 0x100000001b3ULL;
+uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
+  StoredFrame frame{f.method_id, f.lineno};
+  auto [it, isNew] = children_.try_emplace(Edge{parent, frame}, static_cast<uint32_t>(nodes_.size()));
+  if (isNew) {
+    nodes_.push_back(Node{parent, nodes_[parent].depth + 1, frame, false});
+    if (f.method_id != nullptr && knownMethods_.insert(f.method_id).second) newMethods_.push_back(f.method_id);
   }
-  return h;
+  return it->second;
 }
-
-bool sameFrames(const StoredTrace& t, const ASGCT_CallFrame* frames, int n) {
-  if (t.frames.size() != static_cast<size_t>(n)) return false;
-  for (int i = 0; i < n; i++) {
-    if (t.frames[i].method != frames[i].method_id || t.frames[i].bci != frames[i].lineno) return false;
-  }
-  return true;
-}
-}  // namespace
 
 uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind, ThreadState state,
                          uint64_t count) {
-  uint64_t h = hashFrames(frames, numFrames);
-  uint32_t id = UINT32_MAX;
-  auto range = byHash_.equal_range(h);
-  for (auto it = range.first; it != range.second; ++it) {
-    if (sameFrames(traces_[it->second], frames, numFrames)) {
-      id = it->second;
-      break;
-    }
+  size_t n = numFrames > 0 ? static_cast<size_t>(numFrames) : 0;
+  std::vector<uint32_t>& path = lastPath_[tid];
+  // The root-side frames this sample shares with the thread's previous one: reused as they are.
+  size_t common = 0;
+  size_t limit = std::min(path.size(), n);
+  while (common < limit) {
+    const ASGCT_CallFrame& f = frames[n - 1 - common];
+    const StoredFrame& known = nodes_[path[common]].frame;
+    if (known.method != f.method_id || known.bci != f.lineno) break;
+    common++;
   }
-  if (id == UINT32_MAX) {
-    id = static_cast<uint32_t>(traces_.size());
-    StoredTrace t;
-    t.hash = h;
-    t.frames.reserve(numFrames);
-    for (int i = 0; i < numFrames; i++) {
-      t.frames.push_back({frames[i].method_id, frames[i].lineno});
-      if (frames[i].method_id != nullptr && knownMethods_.insert(frames[i].method_id).second) {
-        newMethods_.push_back(frames[i].method_id);
-      }
-    }
-    traces_.push_back(std::move(t));
-    byHash_.emplace(h, id);
+  path.resize(common);
+  uint32_t node = common > 0 ? path[common - 1] : 0;
+  for (size_t d = common; d < n; d++) {
+    node = child(node, frames[n - 1 - d]);
+    path.push_back(node);
   }
-  addAgain(id, tid, kind, state, count);
-  return id;
+  if (!nodes_[node].isTrace) {
+    nodes_[node].isTrace = true;
+    traceCount_++;
+  }
+  addAgain(node, tid, kind, state, count);
+  return node;
 }
 
 void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count) {
   counts_[Key{trace, tid, kind, state}] += count;
   total_ += count;
+}
+
+std::vector<StoredFrame> TraceStore::frames(uint32_t trace) const {
+  std::vector<StoredFrame> out;
+  out.reserve(nodes_[trace].depth);
+  for (uint32_t n = trace; n != 0; n = nodes_[n].parent) out.push_back(nodes_[n].frame);
+  return out;
 }
 
 std::vector<jmethodID> TraceStore::takeNewMethods() {
@@ -64,8 +60,11 @@ std::vector<jmethodID> TraceStore::takeNewMethods() {
 }
 
 void TraceStore::clear() {
-  traces_.clear();
-  byHash_.clear();
+  nodes_.resize(1);
+  nodes_[0].isTrace = false;
+  children_.clear();
+  lastPath_.clear();
+  traceCount_ = 0;
   counts_.clear();
   knownMethods_.clear();
   newMethods_.clear();

@@ -1,4 +1,11 @@
 // Deduplicated stack traces and their sample counts, per thread. Runs on the writer thread only.
+//
+// Stacks are stored as a prefix tree (a calling-context tree): a node is one frame under its
+// caller, and a trace is the node of its innermost frame, so stacks that share callers share
+// their nodes. A deep recursion sampled many times costs its depth once, not once per distinct
+// leaf. Adding a sample compares it with the same thread's previous one from the root down and
+// looks up only the frames below the first difference (the thesis' incremental stack tracing,
+// done on the consumer side): consecutive samples of a thread mostly share their callers.
 #pragma once
 #include <cstdint>
 #include <unordered_map>
@@ -16,12 +23,6 @@ struct StoredFrame {
   bool operator==(const StoredFrame& o) const { return method == o.method && bci == o.bci; }
 };
 
-// A distinct stack. Frames are stored leaf first, as AGCT returns them.
-struct StoredTrace {
-  std::vector<StoredFrame> frames;
-  uint64_t hash;
-};
-
 class TraceStore {
  public:
   // Adds one sample of `frames` (leaf first) taken on thread `tid`; returns the trace id.
@@ -30,7 +31,13 @@ class TraceStore {
   // Counts one more sample of a trace already stored.
   void addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count = 1);
 
-  const std::vector<StoredTrace>& traces() const { return traces_; }
+  // Frames of a trace, leaf first (as AGCT returns them).
+  std::vector<StoredFrame> frames(uint32_t trace) const;
+  uint32_t depth(uint32_t trace) const { return nodes_[trace].depth; }
+  // Distinct traces added, and the frames stored for all of them together.
+  size_t traceCount() const { return traceCount_; }
+  size_t nodeCount() const { return nodes_.size() - 1; }
+
   // Sample counts keyed by (trace id, tid, kind, state).
   struct Key {
     uint32_t trace;
@@ -55,8 +62,29 @@ class TraceStore {
   void clear();
 
  private:
-  std::vector<StoredTrace> traces_;
-  std::unordered_multimap<uint64_t, uint32_t> byHash_;
+  struct Node {
+    uint32_t parent;
+    uint32_t depth;   // frames from the root down to this one; 0 for the root
+    StoredFrame frame;
+    bool isTrace;     // some sample ended here
+  };
+  struct Edge {
+    uint32_t parent;
+    StoredFrame frame;
+    bool operator==(const Edge& o) const { return parent == o.parent && frame == o.frame; }
+  };
+  struct EdgeHash {
+    size_t operator()(const Edge& e) const {
+      uint64_t h = (uint64_t(e.parent) * 0x9e3779b97f4a7c15ULL) ^ reinterpret_cast<uintptr_t>(e.frame.method);
+      return (h ^ uint32_t(e.frame.bci)) * 0x100000001b3ULL;
+    }
+  };
+  uint32_t child(uint32_t parent, const ASGCT_CallFrame& f);
+
+  std::vector<Node> nodes_{Node{0, 0, {nullptr, 0}, false}};  // node 0: the root, no frame
+  std::unordered_map<Edge, uint32_t, EdgeHash> children_;
+  std::unordered_map<int, std::vector<uint32_t>> lastPath_;   // per thread: nodes root-first
+  size_t traceCount_ = 0;
   std::unordered_map<Key, uint64_t, KeyHash> counts_;
   std::unordered_set<jmethodID> knownMethods_;
   std::vector<jmethodID> newMethods_;

@@ -79,7 +79,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     return id;
   };
   for (uint32_t t : traces) {
-    for (const StoredFrame& f : (*src.traces)[t].frames) {
+    for (const StoredFrame& f : src.store->frames(t)) {
       uint64_t methodId = methods_.try_emplace(f.method, methods_.size() + 1).first->second;
       MethodUse* m = methods.add(methodId, MethodUse{});
       if (m == nullptr) continue;  // this chunk has it
@@ -147,11 +147,11 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     p.putVarLong(kStackTrace);
     p.putVarInt(static_cast<int32_t>(traces.size()));
     for (uint32_t t : traces) {
-      const StoredTrace& trace = (*src.traces)[t];
+      std::vector<StoredFrame> frames = src.store->frames(t);
       p.putVarLong(traceKey(t));
-      p.putBool(src.maxDepth > 0 && trace.frames.size() >= src.maxDepth);
-      p.putVarInt(static_cast<int32_t>(trace.frames.size()));
-      for (const StoredFrame& f : trace.frames) {
+      p.putBool(src.maxDepth > 0 && frames.size() >= src.maxDepth);
+      p.putVarInt(static_cast<int32_t>(frames.size()));
+      for (const StoredFrame& f : frames) {
         p.putVarLong(methods_[f.method]);
         if (f.bci == kAsgctNativeFrameBci) {
           p.putVarInt(kNoLine);

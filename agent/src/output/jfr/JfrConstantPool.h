@@ -32,7 +32,7 @@ struct ThreadName {
 
 // Where the pool entries come from. Writer thread only.
 struct PoolSources {
-  const std::vector<StoredTrace>* traces = nullptr;         // by store trace id
+  const TraceStore* store = nullptr;                         // traces by id
   std::function<const MethodInfo&(jmethodID)> method;       // resolved names, modifiers, lines
   std::function<ThreadName(int tid)> thread;
   uint32_t maxDepth = 0;                                    // a trace this deep may be truncated

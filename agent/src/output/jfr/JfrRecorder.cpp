@@ -188,7 +188,7 @@ bool JfrRecorder::writeChunk(bool finalChunk) {
   jfr::Buffer metadata;
   jfr::writeMetadataEvent(metadata, start);
   jfr::PoolSources src;
-  src.traces = &store_.traces();
+  src.store = &store_;
   src.method = [this](jmethodID m) -> const MethodInfo& { return resolver_.resolve(m); };
   src.thread = [this](int tid) { return threadName(tid); };
   src.maxDepth = options_.depth;
