@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sstream>
 
 #include "output/CollapsedWriter.h"
@@ -59,6 +61,44 @@ TEST(CollapsedWriter, EmptyProfileWritesNothing) {
   std::ostringstream out;
   writeCollapsed(ProfileSnapshot(), out);
   EXPECT_EQ(out.str(), "");
+}
+
+TEST(ProfileSnapshot, SharesCallersAndWritesDeepStacksWithoutRecursion) {
+  // 10,000 frames (a deep recursion) under main, sampled at two leaves: every writer walks it
+  // iteratively (this test runs on a thread with an ordinary stack) and the callers are stored once.
+  ProfileReport r;
+  ProfileSnapshot& s = r.snapshot;
+  uint32_t main = s.intern("a.Main.main", kKindJava);
+  uint32_t rec = s.intern("a.Main.recurse", kKindJava);
+  std::vector<uint32_t> deep{main};
+  for (int i = 0; i < 10'000; i++) deep.push_back(rec);
+  deep.push_back(s.intern("a.Main.leafA", kKindJava));
+  s.addStack(deep, 3);
+  deep.back() = s.intern("a.Main.leafB", kKindJava);
+  s.addStack(deep, 2);
+  EXPECT_EQ(s.nodes().size(), 1u + 1 + 10'000 + 2) << "root, main, the recursion once, two leaves";
+  EXPECT_EQ(s.nodeTotals()[0], 5u);
+  std::ostringstream collapsed;
+  writeCollapsed(s, collapsed);
+  std::string text = collapsed.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
+  EXPECT_NE(text.find(";a.Main.leafA 3\n"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), ';'), 2 * 10'001);
+  std::string json = flameGraphJson(r);
+  EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
+  EXPECT_NE(json.find("\"n\":\"a.Main.leafB\",\"v\":2,\"k\":\"j\"}"), std::string::npos);
+}
+
+TEST(CollapsedWriter, FramesThatPrintAlikeMergeIntoOneLine) {
+  ProfileSnapshot s;
+  uint32_t main = s.intern("a.Main.main", kKindJava);
+  s.addStack({main, s.intern("x.Y.z", kKindJava)}, 1);
+  s.addStack({main, s.intern("x.Y.z", kKindNative)}, 2);  // same name, another kind
+  s.addStack({main, s.intern("x.Y;z", kKindJava)}, 4);    // ';' prints as ':'
+  s.addStack({main, s.intern("x.Y:z", kKindJava)}, 8);
+  std::ostringstream out;
+  writeCollapsed(s, out);
+  EXPECT_EQ(out.str(), "a.Main.main;x.Y.z 3\na.Main.main;x.Y:z 12\n");
 }
 
 TEST(HtmlWriter, EmbedsTreeAndEscapesNames) {

@@ -1,8 +1,8 @@
 #include "output/HtmlWriter.h"
 
+#include <algorithm>
 #include <cstring>
-#include <map>
-#include <memory>
+#include <vector>
 
 #include "output/Json.h"
 
@@ -11,29 +11,53 @@ namespace candor {
 namespace {
 const char kMarker[] = "/*CANDOR:DATA*/null";
 
-struct Node {
-  uint64_t total = 0;
-  std::map<uint32_t, std::unique_ptr<Node>> children;  // by frame id: stable, deterministic
-};
-
-void appendNode(std::string& out, const ProfileSnapshot& snap, uint32_t frame, const Node& node) {
-  const SnapshotFrame& f = snap.frames()[frame];
+// One node of the viewer's tree as JSON, without its children and closing brace.
+void appendNodeHead(std::string& out, const SnapshotFrame& f, uint64_t total) {
   out += "{\"n\":";
   appendJsonString(out, f.name);
-  out += ",\"v\":" + std::to_string(node.total) + ",\"k\":\"";
+  out += ",\"v\":" + std::to_string(total) + ",\"k\":\"";
   out.push_back(f.kind);
   out.push_back('"');
-  if (!node.children.empty()) {
-    out += ",\"c\":[";
-    bool first = true;
-    for (const auto& [id, child] : node.children) {
-      if (!first) out.push_back(',');
-      first = false;
-      appendNode(out, snap, id, *child);
+}
+
+// The snapshot's tree below the root, children by frame id (stable, deterministic). Iterative:
+// stacks may be thousands of frames deep.
+void appendChildren(std::string& out, const ProfileSnapshot& snap, const std::vector<uint64_t>& totals) {
+  auto sortedChildren = [&](uint32_t node) {
+    std::vector<uint32_t> c;
+    for (uint32_t k = snap.nodes()[node].firstChild; k != ProfileSnapshot::kNone; k = snap.nodes()[k].nextSibling) {
+      c.push_back(k);
     }
-    out.push_back(']');
+    std::sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) { return snap.nodes()[a].frame < snap.nodes()[b].frame; });
+    return c;
+  };
+  struct Level {
+    std::vector<uint32_t> children;
+    size_t next = 0;
+  };
+  std::vector<Level> levels;
+  levels.push_back({sortedChildren(0)});
+  if (levels.back().children.empty()) return;
+  out += ",\"c\":[";
+  while (!levels.empty()) {
+    Level& level = levels.back();
+    if (level.next == level.children.size()) {
+      levels.pop_back();
+      out.push_back(']');
+      if (!levels.empty()) out.push_back('}');  // closes the node whose children these were
+      continue;
+    }
+    if (level.next > 0) out.push_back(',');
+    uint32_t node = level.children[level.next++];
+    appendNodeHead(out, snap.frames()[snap.nodes()[node].frame], totals[node]);
+    std::vector<uint32_t> children = sortedChildren(node);
+    if (children.empty()) {
+      out.push_back('}');
+    } else {
+      out += ",\"c\":[";
+      levels.push_back({std::move(children)});
+    }
   }
-  out.push_back('}');
 }
 
 std::string formatInterval(int64_t ns) {
@@ -46,17 +70,7 @@ std::string formatInterval(int64_t ns) {
 
 std::string flameGraphJson(const ProfileReport& report) {
   const ProfileSnapshot& snap = report.snapshot;
-  Node root;
-  for (const auto& stack : snap.stacks()) {
-    Node* node = &root;
-    node->total += stack.count;
-    for (uint32_t f : stack.frames) {
-      auto& child = node->children[f];
-      if (!child) child = std::make_unique<Node>();
-      node = child.get();
-      node->total += stack.count;
-    }
-  }
+  std::vector<uint64_t> totals = snap.nodeTotals();
   std::string out = "{\"title\":";
   appendJsonString(out, report.title);
   out += ",\"subtitle\":";
@@ -64,17 +78,8 @@ std::string flameGraphJson(const ProfileReport& report) {
                             " ticks=" + std::to_string(report.ticks) + " recorded=" +
                             std::to_string(report.recorded) + " failed=" + std::to_string(report.failuresTotal()) +
                             " dropped=" + std::to_string(report.dropped));
-  out += ",\"unit\":\"samples\",\"root\":{\"n\":\"all\",\"v\":" + std::to_string(root.total) + ",\"k\":\"r\"";
-  if (!root.children.empty()) {
-    out += ",\"c\":[";
-    bool first = true;
-    for (const auto& [id, child] : root.children) {
-      if (!first) out.push_back(',');
-      first = false;
-      appendNode(out, snap, id, *child);
-    }
-    out.push_back(']');
-  }
+  out += ",\"unit\":\"samples\",\"root\":{\"n\":\"all\",\"v\":" + std::to_string(totals[0]) + ",\"k\":\"r\"";
+  appendChildren(out, snap, totals);
   out += "}}";
   return out;
 }

@@ -1,5 +1,7 @@
 #include "output/ProfileReport.h"
 
+#include <algorithm>
+
 namespace candor {
 
 uint32_t ProfileSnapshot::intern(const std::string& name, char kind) {
@@ -14,10 +16,41 @@ uint32_t ProfileSnapshot::intern(const std::string& name, char kind) {
   return id;
 }
 
-void ProfileSnapshot::addStack(std::vector<uint32_t> frames, uint64_t count) {
+void ProfileSnapshot::addStack(const std::vector<uint32_t>& frames, uint64_t count) {
   if (count == 0) return;
   total_ += count;
-  stacks_.push_back({std::move(frames), count});
+  uint32_t node = 0;
+  for (uint32_t f : frames) {
+    auto [it, isNew] = children_.try_emplace(uint64_t(node) << 32 | f, static_cast<uint32_t>(nodes_.size()));
+    if (isNew) {
+      Node child{f, node};
+      child.nextSibling = nodes_[node].firstChild;
+      nodes_[node].firstChild = it->second;
+      nodes_.push_back(child);
+    }
+    node = it->second;
+  }
+  nodes_[node].self += count;
+}
+
+std::vector<uint64_t> ProfileSnapshot::nodeTotals() const {
+  std::vector<uint64_t> totals(nodes_.size());
+  for (size_t i = nodes_.size(); i-- > 0;) {  // children come after their parents
+    totals[i] += nodes_[i].self;
+    if (i > 0) totals[nodes_[i].parent] += totals[i];
+  }
+  return totals;
+}
+
+void ProfileSnapshot::forEachStack(const std::function<void(const std::vector<uint32_t>&, uint64_t)>& f) const {
+  std::vector<uint32_t> path;
+  for (size_t i = 0; i < nodes_.size(); i++) {
+    if (nodes_[i].self == 0) continue;
+    path.clear();
+    for (uint32_t n = static_cast<uint32_t>(i); n != 0; n = nodes_[n].parent) path.push_back(nodes_[n].frame);
+    std::reverse(path.begin(), path.end());
+    f(path, nodes_[i].self);
+  }
 }
 
 uint64_t ProfileReport::failuresTotal() const {

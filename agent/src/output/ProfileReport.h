@@ -2,6 +2,7 @@
 // built on the writer side, so every writer can be tested without a JVM.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -20,23 +21,38 @@ struct SnapshotFrame {
   char kind;
 };
 
-struct SnapshotStack {
-  std::vector<uint32_t> frames;  // indexes into ProfileSnapshot::frames(), root first
-  uint64_t count;
-};
-
+// The resolved stacks as a calling-context tree: a node is a frame under its caller, and the
+// samples that ended at a node are its `self` count. Stacks that resolve to the same frames
+// (e.g. different bcis without `lines`, the same stack on several threads) share their nodes,
+// so memory grows with distinct call paths, not with samples × depth.
 class ProfileSnapshot {
  public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Node {
+    uint32_t frame;        // index into frames(); unused for the root
+    uint32_t parent;
+    uint32_t firstChild = kNone;
+    uint32_t nextSibling = kNone;
+    uint64_t self = 0;     // samples whose innermost frame is this node
+  };
+
   uint32_t intern(const std::string& name, char kind);
-  void addStack(std::vector<uint32_t> frames, uint64_t count);
+  // `frames` root first; a stack with no frames counts on the root.
+  void addStack(const std::vector<uint32_t>& frames, uint64_t count);
   const std::vector<SnapshotFrame>& frames() const { return frames_; }
-  const std::vector<SnapshotStack>& stacks() const { return stacks_; }
+  // nodes()[0] is the root; every node comes after its parent.
+  const std::vector<Node>& nodes() const { return nodes_; }
   uint64_t total() const { return total_; }
+  // self plus all descendants, per node.
+  std::vector<uint64_t> nodeTotals() const;
+  // Calls f(frames root first, count) for every node with samples. Memory: one path.
+  void forEachStack(const std::function<void(const std::vector<uint32_t>&, uint64_t)>& f) const;
 
  private:
   std::vector<SnapshotFrame> frames_;
   std::unordered_map<std::string, uint32_t> index_;
-  std::vector<SnapshotStack> stacks_;
+  std::vector<Node> nodes_{Node{0, kNone}};
+  std::unordered_map<uint64_t, uint32_t> children_;  // (parent << 32 | frame) -> node
   uint64_t total_ = 0;
 };
 

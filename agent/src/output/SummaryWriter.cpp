@@ -77,19 +77,19 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   // Self is the leaf frame; total counts a method once per stack, however often it recurses.
   const ProfileSnapshot& snap = r.snapshot;
   std::unordered_map<uint32_t, MethodTotals> byFrame;
-  for (const auto& stack : snap.stacks()) {
+  snap.forEachStack([&](const std::vector<uint32_t>& frames, uint64_t count) {
     std::unordered_set<uint32_t> seen;
-    for (uint32_t f : stack.frames) {
+    for (uint32_t f : frames) {
       char kind = snap.frames()[f].kind;
       if (kind != kKindJava && kind != kKindNative) continue;
-      if (seen.insert(f).second) byFrame[f].total += stack.count;
+      if (seen.insert(f).second) byFrame[f].total += count;
     }
-    if (!stack.frames.empty()) {
-      uint32_t leaf = stack.frames.back();
+    if (!frames.empty()) {
+      uint32_t leaf = frames.back();
       char kind = snap.frames()[leaf].kind;
-      if (kind == kKindJava || kind == kKindNative) byFrame[leaf].self += stack.count;
+      if (kind == kKindJava || kind == kKindNative) byFrame[leaf].self += count;
     }
-  }
+  });
   std::unordered_map<std::string, MethodTotals> byName;  // a name may be interned per kind
   for (const auto& [f, t] : byFrame) {
     MethodTotals& m = byName[snap.frames()[f].name];
