@@ -50,6 +50,20 @@ TEST(OutputFile, WritesAndTruncatesARegularFile) {
   EXPECT_TRUE(checkOutputWritable(path, &why)) << why;
 }
 
+TEST(OutputFile, StreamsLargeContentThroughItsBufferAndReportsFailures) {
+  TempDir tmp;
+  std::string dir = tmp, path = dir + "/big.collapsed";
+  std::string expected;
+  for (int i = 0; i < 50'000; i++) expected += "a.B.c;d.E.f " + std::to_string(i) + "\n";  // ~1 MB, 16 buffers
+  std::string why;
+  ASSERT_TRUE(writeOutputFileStreamed(path, [&](std::ostream& out) {
+    for (int i = 0; i < 50'000; i++) out << "a.B.c;d.E.f " << i << '\n';
+  }, &why)) << why;
+  EXPECT_EQ(slurp(path), expected);
+  EXPECT_FALSE(writeOutputFileStreamed(dir + "/missing/x.html", [](std::ostream& out) { out << "x"; }, &why));
+  EXPECT_FALSE(why.empty());
+}
+
 TEST(OutputFile, CreatesWithTheUmask) {
   TempDir tmp;
   std::string dir = tmp;

@@ -316,17 +316,18 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
       if (jfr_) jfr_->flush(report, final);
       continue;
     }
-    std::ostringstream out;
-    switch (format) {
-      case OutputFormat::kHtml: writeHtml(report, out); break;
-      case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
-      case OutputFormat::kSummary: writeSummary(report, out); break;
-      case OutputFormat::kStats: writeStats(report, out); break;
-      case OutputFormat::kJfr:
-      case OutputFormat::kUnknown: break;
-    }
+    auto write = [&](std::ostream& out) {
+      switch (format) {
+        case OutputFormat::kHtml: writeHtml(report, out); break;
+        case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
+        case OutputFormat::kSummary: writeSummary(report, out); break;
+        case OutputFormat::kStats: writeStats(report, out); break;
+        case OutputFormat::kJfr:
+        case OutputFormat::kUnknown: break;
+      }
+    };
     std::string why;
-    if (!writeOutputFile(path, out.str(), &why)) logError("cannot write %s: %s", path.c_str(), why.c_str());
+    if (!writeOutputFileStreamed(path, write, &why)) logError("cannot write %s: %s", path.c_str(), why.c_str());
     else logInfo("wrote %s", path.c_str());
   }
   if (final) {

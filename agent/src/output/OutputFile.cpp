@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <memory>
+#include <streambuf>
+
 namespace candor {
 
 namespace {
@@ -14,6 +17,39 @@ std::string parentDir(const std::string& path) {
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
+
+// A std::streambuf over a file descriptor; remembers the first write error.
+class FdStreamBuf : public std::streambuf {
+ public:
+  explicit FdStreamBuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* p = pbase();
+    while (p < pptr() && error_ == 0) {
+      ssize_t n = write(fd_, p, static_cast<size_t>(pptr() - p));
+      if (n < 0 && errno != EINTR) error_ = errno;
+      if (n > 0) p += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return error_ == 0;
+  }
+  int fd_;
+  int error_ = 0;
+  char buffer_[64 * 1024];
+};
 }  // namespace
 
 constexpr const char* kNotRegular = "it is not a regular file (a FIFO, device or socket); candor writes only regular files";
@@ -59,6 +95,25 @@ bool writeOutputFile(const std::string& path, const std::string& content, std::s
   }
   if (close(fd) != 0) {
     *why = strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool writeOutputFileStreamed(const std::string& path, const std::function<void(std::ostream&)>& write,
+                             std::string* why) {
+  int fd = openOutputFile(path, why);
+  if (fd < 0) return false;
+  auto buf = std::make_unique<FdStreamBuf>(fd);  // 64 kB: not on a Java thread's stack
+  {
+    std::ostream out(buf.get());
+    write(out);
+    out.flush();
+  }
+  int error = buf->error();
+  if (close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    *why = strerror(error);
     return false;
   }
   return true;
