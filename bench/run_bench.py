@@ -6,10 +6,12 @@ Measures, against runs without the agent, the wall and CPU time that candor's `c
 sample beside the platform floor (an empty handler receiving the same perf signals, measured by
 bench/floor/floor.c in the same loop); the start-up cost; and what jmethodID preloading costs on
 a class-loading-heavy start-up. Writes bench/RESULTS.md (bench/out/RESULTS-quick.md with --quick)
-and the raw runs to bench/out/bench-<mode>-<time>.json.
+and the raw runs to bench/out/bench-<mode>-<time>.json. Issue 7 adds async-profiler and JFR to the
+same loop, thread-heavy and library workloads (H2, Jackson, Lucene, regex), and a memory phase (peak RSS
+of 1-minute recordings of the library workloads).
 
-    python3 bench/run_bench.py --build build            # full: ~10-15 min
-    python3 bench/run_bench.py --build build --quick    # quick: ~2-3 min
+    python3 bench/run_bench.py --build build            # full: ~35-43 min (README: durations)
+    python3 bench/run_bench.py --build build --quick    # quick: ~4.5 min
 
 See bench/README.md for what each figure means.
 """
@@ -71,6 +73,18 @@ DEMO_CONFIGS = ["none", "10ms", "1ms", "100us", "wall", "ap-cpu-1ms", "ap-cpu-10
 EXTRA_CONFIGS = ["none", "1ms", "100us", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms"]
 QUICK_CONFIGS = ["none", "1ms", "100us", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms",
                  "jfr-cputime-1ms"]
+# Library workloads (H2, Jackson, Lucene, regex; `candor-bench-workloads.jar NAME`): a fixed amount of
+# work each, ~4-6 s; they run candor at 1 ms beside the equal-work async-profiler config, to keep the
+# full bench within its time budget (README: durations)
+LIB_WORKLOADS = ["h2", "jackson", "lucene", "regex"]
+LIB_CONFIGS = ["none", "1ms", "ap-cpu-1ms-nocs"]
+# The memory phase (issue 7: agent memory <= 20 MB RSS on top of the JVM for a 1-minute 1 ms recording
+# of the library workloads): `lib --seconds 60` (the four in turn in one JVM) with these configs.
+MEMORY_CONFIGS = ["none", "1ms", "ap-cpu-1ms-nocs", "jfr-1ms"]
+TARGET_MEMORY_MB = 20
+TARGET_JAVA_SHARE = 0.99
+# the line every library workload prints: its own wall and process CPU time
+SELF_RE = r"loops=(\d+) elapsed_ms=(\d+) cpu_ms=(-?\d+) thread_cpu_ms=(\d+)"
 
 
 def config_label(cfg):
@@ -154,9 +168,26 @@ class QuietGate:
 GATE = QuietGate(0.0, 0, 0)
 
 
-def run_measured(cmd, log_path, cwd=None, timeout=600):
+def poll_rss(pid, series, stop, period_s=1.0):
+    """Appends (seconds since start, VmRSS kB, VmHWM kB) of process pid every period_s until stop is set."""
+    t0 = time.monotonic()
+    while not stop.wait(period_s):
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                vals = {}
+                for line in f:
+                    if line.startswith(("VmRSS:", "VmHWM:")):
+                        vals[line[:5]] = int(line.split()[1])
+        except (OSError, ValueError):
+            return
+        if "VmRSS" in vals:
+            series.append((round(time.monotonic() - t0, 2), vals["VmRSS"], vals.get("VmHWM")))
+
+
+def run_measured(cmd, log_path, cwd=None, timeout=600, rss_series=False):
     """Runs cmd; returns wall and CPU (user+sys of the child from wait4) in seconds, and how much
-    CPU the rest of the machine used meanwhile (background_cpus: average number of busy CPUs)."""
+    CPU the rest of the machine used meanwhile (background_cpus: average number of busy CPUs).
+    rss_series: also poll the child's VmRSS/VmHWM once a second (r["rss_series"])."""
     gate_bg = GATE.wait()
     load = os.getloadavg()[0]
     ticks0 = read_cpu_ticks()
@@ -166,11 +197,19 @@ def run_measured(cmd, log_path, cwd=None, timeout=600):
                              env=child_env())
         killer = threading.Timer(timeout, p.kill)
         killer.start()
+        series, stop = [], threading.Event()
+        poller = None
+        if rss_series:
+            poller = threading.Thread(target=poll_rss, args=(p.pid, series, stop), daemon=True)
+            poller.start()
         try:
             _, status, ru = os.wait4(p.pid, 0)
         finally:
             killer.cancel()
+            stop.set()
         wall = time.monotonic() - t0
+        if poller:
+            poller.join()
     p.returncode = os.waitstatus_to_exitcode(status)
     ticks1 = read_cpu_ticks()
     hz = os.sysconf("SC_CLK_TCK")
@@ -181,7 +220,7 @@ def run_measured(cmd, log_path, cwd=None, timeout=600):
         steal = (ticks1[2] - ticks0[2]) / hz
     with open(log_path, "rb") as f:
         text = f.read().decode("utf-8", "replace")
-    return {
+    r = {
         "cmd": cmd,
         "exit": p.returncode,
         "wall_s": wall,
@@ -197,6 +236,9 @@ def run_measured(cmd, log_path, cwd=None, timeout=600):
         "steal_s": steal,
         "output_tail": text[-2000:],
     }
+    if rss_series:
+        r["rss_series"] = series
+    return r
 
 
 def read_stats(path):
@@ -557,8 +599,16 @@ class Bench:
             if os.path.exists(stats_path):
                 os.remove(stats_path)
             cmd = self.workload_cmd(wl, opts)
-        r = run_measured(cmd, logp)
-        r.update(kind="workload", workload=wl["name"], config=cfg, round=rnd, warmup=warmup)
+        r = run_measured(cmd, logp, timeout=wl.get("timeout", 600), rss_series=wl.get("rss_series", False))
+        r.update(kind=wl.get("kind", "workload"), workload=wl["name"], config=cfg, round=rnd, warmup=warmup)
+        if wl.get("self_re"):
+            ms = re.search(wl["self_re"], r["output_tail"])
+            if ms:
+                r["self_loops"], r["self_elapsed_s"] = int(ms.group(1)), int(ms.group(2)) / 1e3
+                r["self_cpu_s"], r["self_thread_cpu_s"] = int(ms.group(3)) / 1e3, int(ms.group(4)) / 1e3
+            elif r["exit"] == 0:
+                self.anomaly("%s/%s round %d: no summary line (loops=… elapsed_ms=…) in the output" % (
+                    wl["name"], cfg, rnd))
         if wl.get("work_re"):
             mt = re.search(wl["work_re"], r["output_tail"])
             r["work"] = int(mt.group(1)) if mt else None
@@ -746,6 +796,29 @@ class Bench:
             sm = (r.get("stats") or {}).get("sampler") or {}
             log("  manythreads round %d: cpu %.3f s, sampler %s" % (rnd, r["cpu_s"], json.dumps(sm)[:300]))
 
+    def memory_phase(self, names, configs, reps, seconds):
+        """Agent memory (issue 7): each library workload (or `lib`, the four in turn in one JVM) looping its
+        work for `seconds` s with each config; peak RSS (wait4's ru_maxrss = VmHWM) and VmRSS polled once a
+        second. The heap is fixed and pre-touched (-XX:+AlwaysPreTouch on top of --jvm-opt), so that what the
+        Java heap happens to touch does not drown the profiler's own memory. No warm-up round."""
+        total = reps * len(configs) * len(names)
+        n = 0
+        for rnd in range(1, reps + 1):
+            for cfg in configs:
+                for name in names:
+                    wl = {"name": "memory-" + name, "kind": "memory", "self_re": SELF_RE, "rss_series": True,
+                          "timeout": seconds + 600,
+                          "argv": ["-XX:+AlwaysPreTouch", "-jar", self.wjar, name, "--seconds", str(seconds)]}
+                    r = self.run_workload(wl, cfg, rnd, False)
+                    n += 1
+                    s = r.get("stats") or {}
+                    pr = r.get("peer") or {}
+                    log("  [%2d/%d] %-14s %-17s wall %6.1f s  cpu %6.1f s  peak rss %6.1f MB  loops %s%s%s" % (
+                        n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"], r["maxrss_kb"] / 1024,
+                        r.get("self_loops", "?"),
+                        "  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else "",
+                        "  samples %d" % pr.get("samples", 0) if pr else ""))
+
     def probe(self):
         """One short run with the agent, to fail early (and clearly) if it does not work."""
         stats = os.path.join(OUT, "runs", "probe.json")
@@ -781,6 +854,10 @@ class Bench:
         if not a.quick and not a.no_threaded:
             for name, desc in (("server", "server"), ("shortthreads", "shortthreads"), ("deepstack", "deepstack")):
                 workloads.append({"name": name, "argv": ["-jar", self.wjar, desc], "configs": EXTRA_CONFIGS})
+        if not a.quick and not a.no_lib:
+            for name in LIB_WORKLOADS:
+                workloads.append({"name": name, "argv": ["-jar", self.wjar, name] + a.lib_args.get(name, []),
+                                  "configs": LIB_CONFIGS, "self_re": SELF_RE})
         demo_jar = os.path.join(self.build, "candor-demo.jar")
         if not a.quick and not a.no_demo:
             if os.path.exists(demo_jar):
@@ -791,13 +868,20 @@ class Bench:
         configs = list(a.configs.split(",") if a.configs else (QUICK_CONFIGS if a.quick else FULL_CONFIGS))
         self.feature = java_feature(self.java)
         configs = [c for c in configs if c not in PEERS or self.feature >= PEERS[c].get("min_feature", 0)]
-        if any(PEERS.get(c, {}).get("kind") == "ap" for c in configs):
+        skip = set(a.skip.split(",")) if a.skip else set()
+        if a.quick:
+            skip.add("memory")  # 4+ minutes: does not fit the quick budget
+        memory_configs = [] if "memory" in skip else [
+            c for c in (a.memory_configs.split(",") if a.memory_configs else MEMORY_CONFIGS)
+            if c not in PEERS or self.feature >= PEERS[c].get("min_feature", 0)]
+        if any(PEERS.get(c, {}).get("kind") == "ap" for c in configs + memory_configs):
             self.ap_lib = fetch_async_profiler()
             if not self.ap_lib:
                 self.anomaly("async-profiler %s not found in Maven Central / ~/.m2: its rows were skipped" % AP_VERSION)
                 configs = [c for c in configs if PEERS.get(c, {}).get("kind") != "ap"]
+                memory_configs = [c for c in memory_configs if PEERS.get(c, {}).get("kind") != "ap"]
         self.jfcs = {}
-        for c in configs:
+        for c in configs + memory_configs:
             if PEERS.get(c, {}).get("kind") == "jfr":
                 p = PEERS[c]
                 self.jfcs[c] = "profile" if not (p.get("period") or p.get("cputime")) else make_jfc(
@@ -820,7 +904,6 @@ class Bench:
             [w["name"] for w in workloads], configs, reps))
         floor_extra = [] if a.quick else ["100us" + NOSIG]
         self.overhead_phase(workloads, configs, reps, floor_extra)
-        skip = set(a.skip.split(",")) if a.skip else set()
         if "startup" not in skip:
             log("== start-up cost: hello with and without -agentpath:...=start, %d rounds" % startup_reps)
             self.startup_phase(startup_reps)
@@ -830,6 +913,12 @@ class Bench:
         if "manythreads" not in skip:
             log("== wall sampler with 500 idle threads (issue 6)")
             self.manythreads_phase(2 if a.quick else 3)
+        if memory_configs:
+            mem_names = ["lib"] if a.memory_workloads == "lib" else (
+                LIB_WORKLOADS if a.memory_workloads == "each" else a.memory_workloads.split(","))
+            log("== agent memory: %s x %s, %d s each, %d round(s)" % (
+                mem_names, memory_configs, a.memory_seconds, a.memory_reps))
+            self.memory_phase(mem_names, memory_configs, a.memory_reps, a.memory_seconds)
         elapsed = time.monotonic() - t0
 
         mode = "quick" if a.quick else "full"
@@ -839,6 +928,7 @@ class Bench:
         raw = {
             "mode": mode, "started": started.isoformat(), "elapsed_s": elapsed, "machine": self.machine,
             "args": vars(a), "workloads": workloads, "configs": configs, "summary_configs": summary_configs, "reps": reps,
+            "memory_configs": memory_configs,
         "quiet_gate": {"threshold_cpus": GATE.threshold, "max_wait_s": GATE.max_wait_s, "budget_s": GATE.budget_s,
                        "waited_s": GATE.waited_s, "timeouts": GATE.timeouts},
             "summary": summary, "anomalies": self.anomalies, "runs": self.runs,
@@ -953,6 +1043,10 @@ def summarize(runs, workload_names, configs):
                 "load1": median(r["load1"] for r in rs),
                 "background_cpus": median(r.get("background_cpus") for r in rs),
             }
+            if any(r.get("self_elapsed_s") is not None for r in rs):
+                e["self_elapsed_s"] = median(r.get("self_elapsed_s") for r in rs)
+                e["self_cpu_s"] = median(r.get("self_cpu_s") for r in rs)
+                e["self_thread_cpu_s"] = median(r.get("self_thread_cpu_s") for r in rs)
             e["rss_mb"] = median(r["maxrss_kb"] for r in rs) / 1024
             e["rss_added_mb"] = e["rss_mb"] - median(r["maxrss_kb"] for r in none) / 1024
             e["samples_per_process_cpu_s"] = median(r["ticks_n"] / r["cpu_n"] for r in rs
@@ -1074,7 +1168,60 @@ def summarize(runs, workload_names, configs):
         if c.get("preload_ns") is not None and c.get("classes_preloaded"):
             c["us_per_preloaded_class"] = c["preload_ns"] / c["classes_preloaded"] / 1e3
         out["classload"] = c
+
+    # agent memory: 1-minute runs of the library workloads
+    mem = [r for r in measured if r["kind"] == "memory"]
+    out["memory"] = {}
+    for wl in dict.fromkeys(r["workload"] for r in mem):
+        none = [r for r in mem if r["workload"] == wl and r["config"] == "none"]
+        base = median(r["maxrss_kb"] for r in none)
+        base_end = median(rss_at(r, None) for r in none)
+        base_10 = median(rss_at(r, 10) for r in none)
+        rows = {}
+        for cfg in dict.fromkeys(r["config"] for r in mem if r["workload"] == wl):
+            rs = [r for r in mem if r["workload"] == wl and r["config"] == cfg]
+            e = {"n": len(rs),
+                 "rss_mb": median(r["maxrss_kb"] for r in rs) / 1024,
+                 "rss_min_mb": min(r["maxrss_kb"] for r in rs) / 1024,
+                 "rss_max_mb": max(r["maxrss_kb"] for r in rs) / 1024,
+                 "rss_10s_mb": kb_mb(median(rss_at(r, 10) for r in rs)),
+                 "rss_end_mb": kb_mb(median(rss_at(r, None) for r in rs)),
+                 # what the peak rose by after the last poll, i.e. in the last second, mostly at exit
+                 "exit_rise_mb": kb_mb(median(r["maxrss_kb"] - r["rss_series"][-1][2] for r in rs
+                                              if r.get("rss_series") and r["rss_series"][-1][2])),
+                 "wall_s": median(r["wall_s"] for r in rs), "cpu_s": median(r["cpu_s"] for r in rs),
+                 "seconds": median(r.get("self_elapsed_s") for r in rs),
+                 "loops": median(r.get("self_loops") for r in rs),
+                 "samples": median(sample_count(r) for r in rs),
+                 "java_share": median(java_share(r) for r in rs)}
+            if cfg != "none" and base:
+                e["added_mb"] = e["rss_mb"] - base / 1024
+                e["added_min_mb"] = e["rss_min_mb"] - base / 1024
+                e["added_max_mb"] = e["rss_max_mb"] - base / 1024
+                if base_end and e["rss_end_mb"] is not None:
+                    e["added_end_mb"] = e["rss_end_mb"] - base_end / 1024
+                if base_10 and e["rss_10s_mb"] is not None:
+                    e["added_10s_mb"] = e["rss_10s_mb"] - base_10 / 1024
+            rows[cfg] = e
+        out["memory"][wl] = rows
     return out
+
+
+def kb_mb(kb):
+    return None if kb is None else kb / 1024
+
+
+def rss_at(r, t):
+    """VmRSS (kB) of a memory-phase run at the first poll >= t seconds after its start (t None: the last poll)."""
+    series = r.get("rss_series") or []
+    if not series:
+        return None
+    if t is None:
+        return series[-1][1]
+    for x in series:
+        if x[0] >= t:
+            return x[1]
+    return None
 
 
 def sample_count(r):
@@ -1234,6 +1381,28 @@ def render_markdown(raw, s, raw_rel, results_path=None):
                 L.append("| %s at 1ms: agent memory ≤ 20 MB RSS on top of the JVM | %+.1f MB (peak RSS vs no profiler; "
                          "runs of seconds, not the 1-minute recording of the issue) | %s |" % (
                              wl, e["rss_added_mb"], "PASS" if e["rss_added_mb"] <= 20 else "MISS"))
+    # every workload here is pure Java (no JNI of its own): the issue's Java-stacks target over all of them
+    shares = [(wl, cfg, rows[cfg]["java_share"]) for wl, rows in s["workloads"].items() for cfg in TARGET_INTERVALS
+              if rows.get(cfg) and rows[cfg].get("java_share") is not None]
+    if shares:
+        low = [x for x in shares if x[2] < TARGET_JAVA_SHARE]
+        L.append("| **≥ 99%% of ticks recorded as Java stacks on the pure-Java workloads** (candor cpu %s) | %s | "
+                 "%s |" % (" and ".join(TARGET_INTERVALS), "; ".join(
+                     "%s %s %.2f%%" % (wl, cfg, sh * 100) for wl, cfg, sh in shares),
+                     "PASS (all %d)" % len(shares) if not low else "MISS on %d of %d (lowest: %s %s %.2f%%)" % (
+                         len(low), len(shares), *min(low, key=lambda x: x[2])[:2], min(x[2] for x in low) * 100)))
+    for wl, rows in (s.get("memory") or {}).items():
+        e = rows.get("1ms")
+        if not e or e.get("added_mb") is None:
+            continue
+        peers = "; ".join("%s %+.1f MB" % (config_label(c), x["added_mb"]) for c, x in rows.items()
+                          if c not in ("none", "1ms") and x.get("added_mb") is not None)
+        L.append("| **agent memory ≤ %d MB RSS on top of the JVM, 1-minute 1 ms recording of the library workloads** "
+                 "(`%s`, %.0f s) | candor **%+.1f MB** peak RSS vs no profiler (at the end: %s MB)%s | %s |" % (
+                     TARGET_MEMORY_MB, wl.replace("memory-", ""), e.get("seconds") or 0, e["added_mb"],
+                     "%+.1f" % e["added_end_mb"] if e.get("added_end_mb") is not None else "–",
+                     "; same run: " + peers if peers else "",
+                     "PASS" if e["added_mb"] <= TARGET_MEMORY_MB else "MISS"))
     st = s.get("startup")
     if st:
         L.append("| start-up cost ≤ %.1f s CPU | %.3f s CPU (%.3f s wall) | %s |" % (
@@ -1271,7 +1440,7 @@ def render_markdown(raw, s, raw_rel, results_path=None):
     L.append("## Overhead vs no profiler")
     L.append("")
     for wl, rows in s["workloads"].items():
-        desc = {"demo": "the bundled demo, an order pipeline that runs for a fixed time (main + audit threads; `build/candor-demo.jar%s`)" % (
+        desc = {"demo": "the bundled demo, an order pipeline doing a fixed amount of work (main + audit threads; `build/candor-demo.jar%s`)" % (
                     (" " + " ".join(raw["args"]["demo_args"])) if raw["args"]["demo_args"] else ""),
                 "cpu-mix": "fixed-work CPU-bound mix (`candor-bench-workloads.jar cpu%s`): interpreter, SHA-256, "
                            "sorting, hash maps, BigInteger" % ((" " + " ".join(raw["args"]["cpu_args"]))
@@ -1281,7 +1450,19 @@ def render_markdown(raw, s, raw_rel, results_path=None):
                 "shortthreads": "10,000 short-lived threads, 8 alive at a time, each doing a few µs of work "
                                 "(`candor-bench-workloads.jar shortthreads`)",
                 "deepstack": "work at the bottom of a 600-frame recursion (`candor-bench-workloads.jar deepstack`)",
+                "h2": "H2 2.2 in memory over JDBC: 12,000 order-entry transactions (selects, inserts, updates, 1 in 20 "
+                      "rolled back) and a join + GROUP BY report every 500 (`candor-bench-workloads.jar h2`)",
+                "jackson": "Jackson 2.17: 250 round trips of 500 orders (POJO graph → bytes → POJOs, tree parse and walk, "
+                           "tree → String) (`candor-bench-workloads.jar jackson`)",
+                "lucene": "Lucene 9.12: indexing 10,000 generated documents (English analyzer) into a ByteBuffersDirectory, "
+                          "force-merge, 3,000 queries (term, boolean, phrase, range, parsed, sorted) "
+                          "(`candor-bench-workloads.jar lucene`)",
+                "regex": "java.util.regex pipeline over 20,000 generated log lines, 4 rounds: split, parse with named "
+                         "groups, key=value extraction, e-mail/IP masking with replaceAll, word counting "
+                         "(`candor-bench-workloads.jar regex`)",
                 }.get(wl, wl)
+        if raw["args"].get("lib_args", {}).get(wl):
+            desc += " with `%s`" % " ".join(raw["args"]["lib_args"][wl])
         L.append("### %s: %s" % (wl, desc))
         L.append("")
         L.append("Median of %d alternating runs after a warm-up round; [min–max] of the runs; ratios against the "
@@ -1309,6 +1490,14 @@ def render_markdown(raw, s, raw_rel, results_path=None):
                 pct(e["cpu_ratio"]), pct(e["cpu_ratio_min"]), pct(e["cpu_ratio_max"]),
                 f1(e.get("rss_mb")), "%+.1f" % e["rss_added_mb"] if e.get("rss_added_mb") is not None else "–",
                 f2(e.get("background_cpus"))))
+        selfs = [(cfg, e) for cfg, e in rows.items() if e.get("self_elapsed_s") is not None]
+        if selfs:
+            L.append("")
+            L.append("The workload's own figures (median; JVM start-up and exit excluded): elapsed s / process CPU s / "
+                     "main-thread CPU s: " + "; ".join("%s %s / %s / %s" % (
+                         config_label(c), f2(e["self_elapsed_s"]), f2(e["self_cpu_s"]), f2(e["self_thread_cpu_s"]))
+                         for c, e in selfs) + ". The difference between process and main-thread CPU is mostly the "
+                     "JIT compiling the library's code (and GC).")
         L.append("")
         L.append("What each profiler sampled, and what one sample cost (samples: candor's ticks, async-profiler's "
                  "samples in its collapsed output, JFR's ExecutionSample or CPUTimeSample events):")
@@ -1344,6 +1533,45 @@ def render_markdown(raw, s, raw_rel, results_path=None):
                 "%s: %s" % (config_label(cfg), ", ".join(["%s %d" % (k, v) for k, v in sorted((f or {}).items())] +
                                            (["dropped %d" % d] if d else [])) or "none")
                 for cfg, f, d in fails) + ".")
+        L.append("")
+
+    # memory
+    L.append("## Agent memory: 1-minute recordings of the library workloads")
+    L.append("")
+    mem = s.get("memory") or {}
+    if mem:
+        L.append("Each run loops its work for %s s (`candor-bench-workloads.jar NAME --seconds %s`; `lib` runs h2, "
+                 "jackson, lucene and regex in turn in one JVM), %d round(s), no warm-up, after the overhead loop. "
+                 "The Java heap is fixed and pre-touched (`-XX:+AlwaysPreTouch` on top of the JVM options above), so "
+                 "that the heap's own growth does not drown the profiler's memory: *added* is what the profiler (and "
+                 "any JIT or class metadata it causes) adds outside a 1 GiB heap that is resident in every run. Peak RSS "
+                 "is `ru_maxrss` (VmHWM); *at 10 s* and *at the end* are VmRSS polled once a second; *peak rise in the "
+                 "last second* is the final peak minus the VmHWM of the last poll: memory taken while the JVM exits "
+                 "(a profiler writing its output). A single run per config: read differences of a few MB as noise." % (
+                     raw["args"].get("memory_seconds", 60), raw["args"].get("memory_seconds", 60),
+                     raw["args"].get("memory_reps", 1)))
+        L.append("")
+        for wl, rows in mem.items():
+            L.append("### %s" % wl.replace("memory-", ""))
+            L.append("")
+            L.append("| config | peak RSS MB | added MB (peak) | RSS at 10 s MB | RSS at the end MB | added at the end MB "
+                     "| peak rise in the last second MB | samples | Java stacks | loops of work | wall s | CPU s |")
+            L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+            for cfg, e in rows.items():
+                L.append("| %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    config_label(cfg), f1(e["rss_mb"]),
+                    " [%s–%s]" % (f1(e["rss_min_mb"]), f1(e["rss_max_mb"])) if e["n"] > 1 else "",
+                    "**%+.1f**" % e["added_mb"] if cfg == "1ms" and e.get("added_mb") is not None else (
+                        "%+.1f" % e["added_mb"] if e.get("added_mb") is not None else ""),
+                    f1(e.get("rss_10s_mb")), f1(e.get("rss_end_mb")),
+                    "%+.1f" % e["added_end_mb"] if e.get("added_end_mb") is not None else "",
+                    f1(e.get("exit_rise_mb")),
+                    fmtn(e.get("samples")) if cfg != "none" else "",
+                    "%.2f%%" % (e["java_share"] * 100) if e.get("java_share") is not None else "",
+                    fmtn(e.get("loops")), f1(e.get("wall_s")), f1(e.get("cpu_s"))))
+            L.append("")
+    else:
+        L.append("not measured (`--skip memory`, or `--quick`)")
         L.append("")
 
     # floor
@@ -1476,13 +1704,25 @@ def main():
     ap.add_argument("--results", help="markdown output (default bench/RESULTS.md, quick: bench/out/RESULTS-quick.md)")
     ap.add_argument("--jvm-opt", action="append", default=None,
                     help="JVM option for every run, may repeat (default: -Xms1g -Xmx1g)")
-    ap.add_argument("--demo-args", default="", help="arguments of the demo jar (space-separated)")
+    ap.add_argument("--demo-args", default="--orders 1500000",
+                    help="arguments of the demo jar (space-separated; default: a fixed 1.5 million orders, ~4 s)")
     ap.add_argument("--cpu-args", default="", help="arguments of the cpu workload, e.g. '--rounds 48'")
     ap.add_argument("--no-demo", action="store_true", help="skip the demo workload")
     ap.add_argument("--no-threaded", action="store_true", help="skip the server, shortthreads and deepstack workloads")
+    ap.add_argument("--no-lib", action="store_true", help="skip the library workloads (h2, jackson, lucene, regex) "
+                                                          "in the overhead loop")
+    ap.add_argument("--lib-args", action="append", default=[], metavar="NAME=ARGS",
+                    help="arguments of one library workload, may repeat, e.g. 'lucene=--docs 5000 --queries 1000'")
+    ap.add_argument("--memory-seconds", type=int, default=60, help="length of each memory-phase run, s (default 60)")
+    ap.add_argument("--memory-reps", type=int, default=1, help="rounds of the memory phase (default 1)")
+    ap.add_argument("--memory-configs", help="configs of the memory phase (default: %s)" % ",".join(MEMORY_CONFIGS))
+    ap.add_argument("--memory-workloads", default="lib",
+                    help="lib (default: one JVM running the four library workloads in turn), each (one run per "
+                         "library workload), or a comma-separated list of them")
     ap.add_argument("--configs", help="comma-separated configs of the overhead loop (default: all; quick: a subset); "
                                       "none, 10ms, 1ms, 100us (candor cpu), " + ", ".join(PEERS))
-    ap.add_argument("--skip", default="", help="comma-separated phases to skip: startup, classload, manythreads")
+    ap.add_argument("--skip", default="", help="comma-separated phases to skip: startup, classload, manythreads, "
+                                               "memory (the memory phase never runs with --quick)")
     ap.add_argument("--floor-work", type=int, default=1_500_000_000, help="floor loop iterations (~2.7 s here)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--quiet-cpus", type=float, default=0.3,
@@ -1519,6 +1759,13 @@ def main():
         args.jvm_opt = ["-Xms1g", "-Xmx1g"]
     args.demo_args = args.demo_args.split()
     args.cpu_args = args.cpu_args.split()
+    lib_args = {}
+    for x in args.lib_args:
+        name, _, rest = x.partition("=")
+        if name not in LIB_WORKLOADS:
+            ap.error("--lib-args: %r is not one of %s" % (name, ", ".join(LIB_WORKLOADS)))
+        lib_args[name] = rest.split()
+    args.lib_args = lib_args
     Bench(args).main()
 
 

@@ -11,11 +11,17 @@ import java.util.Arrays;
  *   java -jar candor-bench-workloads.jar server [--threads 256] [--requests 200000]
  *   java -jar candor-bench-workloads.jar shortthreads [--threads 10000] [--work 200]
  *   java -jar candor-bench-workloads.jar deepstack [--depth 600] [--calls 25000]
+ *   java -jar candor-bench-workloads.jar h2 [--txns 12000] [--seconds S]
+ *   java -jar candor-bench-workloads.jar jackson [--orders 500] [--rounds 250] [--seconds S]
+ *   java -jar candor-bench-workloads.jar lucene [--docs 10000] [--queries 3000] [--seconds S]
+ *   java -jar candor-bench-workloads.jar regex [--lines 20000] [--rounds 4] [--seconds S]
+ *   java -jar candor-bench-workloads.jar lib [--seconds S]
  *   java -jar candor-bench-workloads.jar hello
  * </pre>
  *
  * Every workload does a fixed amount of work (never a fixed time), prints one summary line and
- * exits with status 0.
+ * exits with status 0. The library workloads (h2, jackson, lucene, regex; lib runs the four in turn)
+ * repeat their fixed work until S seconds have passed when given {@code --seconds S}.
  */
 public final class Main {
     private Main() {}
@@ -32,6 +38,11 @@ public final class Main {
             case "server" -> Threaded.server(rest);
             case "shortthreads" -> Threaded.shortThreads(rest);
             case "deepstack" -> Threaded.deepStack(rest);
+            case "h2" -> H2Bench.main(rest);
+            case "jackson" -> JsonBench.main(rest);
+            case "lucene" -> LuceneBench.main(rest);
+            case "regex" -> RegexBench.main(rest);
+            case "lib" -> LibRun.mixed(rest);
             case "hello" -> System.out.println("hello");
             default -> usage();
         }
@@ -39,12 +50,18 @@ public final class Main {
     }
 
     private static void usage() {
-        System.err.println("usage: java -jar candor-bench-workloads.jar cpu|classload|hello [options]");
+        System.err.println("usage: java -jar candor-bench-workloads.jar WORKLOAD [options]");
         System.err.println("  cpu       [--rounds N] [--threads N]   fixed CPU-bound work (~6 s on 1 vCPU at the default)");
         System.err.println("  classload [--generated N] [--methods N] [--jdk N]   class-loading-heavy start-up, exits");
         System.err.println("  server    [--threads N] [--requests N]  many worker threads on one queue (server-like)");
         System.err.println("  shortthreads [--threads N] [--work N]  every task on a new short-lived thread");
         System.err.println("  deepstack [--depth N] [--calls N]     work at the bottom of a deep recursion");
+        System.err.println("  h2        [--txns N] [--customers N] [--products N]   H2 in-memory SQL transactions");
+        System.err.println("  jackson   [--orders N] [--rounds N]   Jackson JSON round trips of a POJO graph");
+        System.err.println("  lucene    [--docs N] [--queries N]    Lucene indexing into ByteBuffersDirectory + queries");
+        System.err.println("  regex     [--lines N] [--rounds N]    java.util.regex log-parsing pipeline");
+        System.err.println("  lib                                   the four library workloads in turn");
+        System.err.println("            (library workloads: --seconds S repeats the work until S seconds have passed)");
         System.err.println("  hello                                    prints hello and exits");
         System.exit(2);
     }
