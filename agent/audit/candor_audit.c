@@ -140,7 +140,12 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   struct sigaction copy;
   if (act != NULL && sig > 0 && sig < 65) {
     void* h = (act->sa_flags & SA_SIGINFO) ? (void*)act->sa_sigaction : (void*)act->sa_handler;
-    if (h != (void*)SIG_DFL && h != (void*)SIG_IGN && h != (void*)auditWrapper && matches(h)) {
+    /* candor's crash guard (walk=vm) is not wrapped: it siglongjmps out of a fault in the
+     * walker, so a wrapper would never see it return and its depth would stay raised. It needs
+     * no wrapper to be audited: a walker fault happens inside the wrapped sampling handler, at
+     * depth > 0 already; faults of the JVM's own (forwarded to its handler) stay at depth 0. */
+    int guard = sig == SIGSEGV || sig == SIGBUS;
+    if (!guard && h != (void*)SIG_DFL && h != (void*)SIG_IGN && h != (void*)auditWrapper && matches(h)) {
       gHandlers[sig] = h;
       gHandlerIsInfo[sig] = (act->sa_flags & SA_SIGINFO) != 0;
       copy = *act;

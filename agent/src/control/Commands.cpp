@@ -11,6 +11,7 @@
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
 #include "output/OutputFile.h"
+#include "walk/vm/VmStackWalker.h"
 
 namespace candor {
 
@@ -47,6 +48,11 @@ void JNICALL onClassPrepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
 void JNICALL onCompiledMethodLoad(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*,
                                   const void*) {}
 
+// Enabled only by walk=vm: names and ranges of generated stubs for its stub frames.
+void JNICALL onDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
+  VmStackWalker::onDynamicCode(name, address, length);
+}
+
 // Once JVMTI holds pointers to our callbacks the library must never be unmapped. HotSpot
 // dlcloses an attached agent whose Agent_OnAttach returned JNI_ERR, which for the first attach
 // (JVMTI set up, then the command failed) would leave JVMTI calling into freed code.
@@ -72,6 +78,7 @@ bool initJvmti(JavaVM* vm, bool live) {
   callbacks.ClassLoad = onClassLoad;
   callbacks.ClassPrepare = onClassPrepare;
   callbacks.CompiledMethodLoad = onCompiledMethodLoad;
+  callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT,      JVMTI_EVENT_VM_DEATH,      JVMTI_EVENT_THREAD_START,
                                JVMTI_EVENT_THREAD_END,   JVMTI_EVENT_CLASS_LOAD,    JVMTI_EVENT_CLASS_PREPARE,

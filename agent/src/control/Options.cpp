@@ -37,6 +37,7 @@ const OptionSpec kSpecs[] = {
     {"threads", false, "split stacks by thread (same as split=thread); threads=REGEX samples only matching thread names"},
     {"lines", false, "add :line to Java frames"},
     {"depth", true, "maximum frames per stack (default 2048)"},
+    {"walk", true, "agct | vm: stack walker in the signal handler; vm is candor's own, crash-protected (default agct)"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
@@ -68,6 +69,11 @@ size_t editDistance(const std::string& a, const std::string& b) {
 std::string unknownOption(const std::string& name) {
   const char* best = nullptr;
   size_t bestDistance = 3;  // suggest only close matches
+  // A bare event name ("wall") is a missing event=, not a misspelled walk=: suggest nothing.
+  static const char* const kEventNames[] = {"cpu", "ctimer", "itimer", "wall", "safepoint", "handshake"};
+  for (const char* e : kEventNames) {
+    if (name == e) bestDistance = 0;
+  }
   for (const auto& s : kSpecs) {
     size_t d = editDistance(name, s.name);
     if (d < bestDistance) {
@@ -156,6 +162,8 @@ std::string eventsName(const Options& o) {
   if (o.sampler != SamplerMode::kNone) s += std::string(s.empty() ? "" : "+") + samplerModeName(o.sampler);
   return s;
 }
+
+const char* walkModeName(WalkMode w) { return w == WalkMode::kVm ? "vm" : "agct"; }
 
 const char* engineName(EngineKind e) {
   switch (e) {
@@ -350,6 +358,10 @@ ParseResult parseOptions(const char* text) {
       uint64_t v;
       if (!parseUint(value, 65536, &v) || v == 0) return bad("a number of frames from 1 to 65536");
       o.depth = static_cast<uint32_t>(v);
+    } else if (name == "walk") {
+      if (value == "agct") o.walk = WalkMode::kAgct;
+      else if (value == "vm") o.walk = WalkMode::kVm;
+      else return bad("agct or vm");
     } else if (name == "ringsize") {
       uint64_t v;
       if (!parseUint(value, 1 << 20, &v) || v < 16 || (v & (v - 1)) != 0) {

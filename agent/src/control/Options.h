@@ -10,6 +10,9 @@ enum class EngineKind { kCpu, kCtimer, kItimer };
 // Modes that run on candor's sampler thread rather than on a CPU timer.
 enum class SamplerMode { kNone, kWall, kSafepoint, kHandshake };
 enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp };
+// Who walks the stack in the signal handler: AsyncGetCallTrace, or candor's own walker.
+enum class WalkMode { kAgct, kVm };
+const char* walkModeName(WalkMode w);
 
 const char* engineName(EngineKind e);
 const char* samplerModeName(SamplerMode m);
@@ -35,6 +38,7 @@ struct Options {
   bool lines = false;
   bool quiet = false;
   uint32_t depth = 2048;
+  WalkMode walk = WalkMode::kAgct;
   uint32_t ringSize = 1024;
   std::string title = "candor profile";
   std::string replyFile;   // where an attached agent writes its one-line answer (for tools)

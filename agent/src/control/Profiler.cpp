@@ -22,6 +22,7 @@
 #include "output/OutputFile.h"
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
+#include "walk/vm/VmStackWalker.h"
 
 namespace candor {
 
@@ -146,6 +147,9 @@ bool Profiler::start(const Options& options, std::string* why) {
   }
   counters_.clear();
   walker_ = std::make_unique<AsgctWalker>(*ring_, counters_);
+  // walk=vm falls back to AGCT (with one log line) when this JVM lacks what the walker needs.
+  if (options_.walk == WalkMode::kVm && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
+  walker_->useOwnWalker(options_.walk == WalkMode::kVm);
   jvmtiWalker_ = std::make_unique<JvmtiWalker>(*ring_, counters_);
   if (engine_ && !engine_->start(options_, why)) return false;
   registry_.clear();
@@ -161,9 +165,10 @@ bool Profiler::start(const Options& options, std::string* why) {
     sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
     sampler_->start();
   }
-  logInfo("profiling started: event=%s interval=%lldns%s, %zu threads", eventsName(options_).c_str(),
+  logInfo("profiling started: event=%s interval=%lldns%s walk=%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
-          engine_ ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "", registry_.armedCount());
+          engine_ ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "", walkModeName(options_.walk),
+          registry_.armedCount());
   return true;
 }
 

@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "walk/vm/StubNames.h"
+
 namespace candor {
 
 namespace {
@@ -32,7 +34,8 @@ LatencySummary summarize(const LatencyHistogram& h) {
 uint32_t frameFor(ProfileSnapshot& snap, MethodResolver& resolver, const StoredFrame& f, bool lines) {
   if (f.method == nullptr) return snap.intern("[unknown_method]", kKindFailure);
   const MethodInfo& m = resolver.resolve(f.method);
-  return snap.intern(m.frameName(f.bci, lines), f.bci == kAsgctNativeFrameBci ? kKindNative : kKindJava);
+  bool native = f.bci == kAsgctNativeFrameBci || f.bci == kStubFrameBci;  // stubs are generated machine code
+  return snap.intern(m.frameName(f.bci, lines), native ? kKindNative : kKindJava);
 }
 }  // namespace
 
@@ -42,6 +45,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   ProfileReport r;
   r.title = options.title;
   r.engine = eventsName(options);
+  r.walker = walkModeName(options.walk);
   r.engineDescription = engineDescription(options);
   int shownSignal = totals.signal != 0 ? totals.signal : totals.wallSignal;
   r.signal = shownSignal != 0 ? signalName(shownSignal) : "none";

@@ -4,6 +4,7 @@
 
 #include "jvm/Jvm.h"
 #include "jvm/ModifiedUtf8.h"
+#include "walk/vm/StubNames.h"
 
 namespace candor {
 
@@ -42,6 +43,10 @@ const MethodInfo& MethodResolver::resolve(jmethodID method) {
   MethodInfo& info = cache_[method];
   if (info.resolved) return info;
   info.resolved = true;
+  if (StubNames::isStub(method)) {  // walk=vm's generated-code frame: no JVMTI call for a tag
+    info.methodName = "[stub] " + StubNames::nameOf(method);
+    return info;
+  }
   char* name = nullptr;
   char* sig = nullptr;
   jclass klass = nullptr;

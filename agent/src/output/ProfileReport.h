@@ -107,6 +107,7 @@ struct ProfileReport {
   std::string title;
   std::string engine;
   std::string engineDescription;
+  std::string walker = "agct";  // who walked the stacks in the handler: agct or vm
   std::string signal;
   int signalNumber = 0;
   int64_t intervalNs = 0;

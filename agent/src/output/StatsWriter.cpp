@@ -52,6 +52,7 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   std::string out = "{\n";
   field(out, "engine", str(r.engine));
   field(out, "signal", str(r.signal));
+  field(out, "walker", str(r.walker));
   field(out, "signal_number", num(r.signalNumber));
   field(out, "interval_ns", num(r.intervalNs));
   field(out, "jitter_pct", num(r.jitterPct));

@@ -19,8 +19,9 @@ enum class Bucket : int {
   kDeopt = 9,                  // -9
   kSafepoint = 10,             // -10
   kNotJavaThread = 11,         // candor: signal hit a thread without a JNIEnv
-  kUnknownError = 12,          // an AGCT code this build does not know
-  kCount = 13,
+  kWalkFault = 12,             // candor: the own walker (walk=vm) read bad memory; crash guard caught it
+  kUnknownError = 13,          // an AGCT code this build does not know
+  kCount = 14,
 };
 
 // numFrames value a handler stores for a thread without a JNIEnv.
@@ -28,9 +29,12 @@ constexpr int32_t kNotJavaThreadCode = -1000;
 // numFrames value of a wall sample of a thread that stayed idle since its last sample: the
 // sampler records it without a signal, and the consumer repeats that thread's last result.
 constexpr int32_t kRepeatLastCode = -1001;
+// numFrames value of a walk=vm tick whose walk faulted and was caught by the crash guard.
+constexpr int32_t kWalkFaultCode = -1002;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
+  if (code == kWalkFaultCode) return Bucket::kWalkFault;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;
 }
@@ -39,7 +43,7 @@ inline const char* bucketName(Bucket b) {
   static const char* const kNames[] = {
       "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
       "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
-      "safepoint",     "not_java_thread", "unknown_error"};
+      "safepoint",     "not_java_thread", "walk_fault",    "unknown_error"};
   return kNames[static_cast<int>(b)];
 }
 

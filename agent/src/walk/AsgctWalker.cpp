@@ -7,6 +7,7 @@
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "store/TickBuckets.h"
+#include "walk/vm/VmStackWalker.h"
 
 namespace candor {
 
@@ -27,6 +28,8 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
   JNIEnv* env = Jvm::currentEnv_signalSafe(slot->tid);
   if (env == nullptr) {
     slot->numFrames = kNotJavaThreadCode;
+  } else if (ownWalker_) {
+    slot->numFrames = VmStackWalker::walk_signalSafe(env, ucontext, slot->frames, static_cast<int32_t>(ring_.depth()));
   } else {
     ASGCT_CallTrace trace = {env, 0, slot->frames};
     Jvm::asgct()(&trace, static_cast<jint>(ring_.depth()), ucontext);

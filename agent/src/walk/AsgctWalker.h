@@ -8,6 +8,9 @@ namespace candor {
 class AsgctWalker {
  public:
   AsgctWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
+  // walk=vm: fill the slot with candor's own walker (walk/vm/) instead of AGCT. Set before the
+  // handlers are activated.
+  void useOwnWalker(bool on) { ownWalker_ = on; }
 
   // Signal-handler path. Counts the tick, then either records it in a ring slot (a stack or a
   // failure code) or counts it as dropped when the ring is full. Never blocks or allocates.
@@ -19,6 +22,7 @@ class AsgctWalker {
  private:
   SampleRing& ring_;
   HandlerCounters& counters_;
+  bool ownWalker_ = false;
 };
 
 }  // namespace candor

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "output/jfr/JfrTypes.h"
+#include "walk/vm/StubNames.h"
 
 namespace candor::jfr {
 
@@ -153,7 +154,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       p.putVarInt(static_cast<int32_t>(frames.size()));
       for (const StoredFrame& f : frames) {
         p.putVarLong(methods_[f.method]);
-        if (f.bci == kAsgctNativeFrameBci) {
+        if (f.bci == kAsgctNativeFrameBci || f.bci == kStubFrameBci) {  // a stub is generated machine code
           p.putVarInt(kNoLine);
           p.putVarInt(-1);
           p.putVarLong(kFrameNative);

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -22,6 +24,7 @@ final class Jvm {
     private String mainClass;
     private Path classpath;
     private final List<String> args = new ArrayList<>();
+    private final Map<String, String> env = new HashMap<>();
 
     private Jvm(Jdks.Jdk jdk, Path dir) {
         this.jdk = jdk;
@@ -43,6 +46,12 @@ final class Jvm {
 
     Jvm jvmArg(String... a) {
         jvmArgs.addAll(List.of(a));
+        return this;
+    }
+
+    /** Sets an environment variable of the launched JVM. */
+    Jvm env(String name, String value) {
+        env.put(name, value);
         return this;
     }
 
@@ -77,8 +86,10 @@ final class Jvm {
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
         Files.writeString(dir.resolve("command.txt"), String.join(" ", cmd) + "\n");
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
         return new Started(cmd, p, out, err, System.nanoTime());
     }
 

@@ -107,6 +107,7 @@ class SignalSafetyAuditTest {
             args.add(Arguments.of(jdk, "event=cpu,allthreads", ThreadChurn.class));
             args.add(Arguments.of(jdk, "event=ctimer,jitter=20", DeoptStorm.class));
             args.add(Arguments.of(jdk, "event=itimer", AllocStorm.class));
+            args.add(Arguments.of(jdk, "event=cpu,walk=vm", DeoptStorm.class));  // own walker + crash guard
         }
         return args.stream();
     }

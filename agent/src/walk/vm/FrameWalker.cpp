@@ -1,0 +1,262 @@
+#include "walk/vm/FrameWalker.h"
+
+#include <ucontext.h>
+
+#include "walk/vm/GuardedMemory.h"
+#include "walk/vm/StubNames.h"
+
+namespace candor {
+
+namespace {
+constexpr int kWord = 8;
+constexpr int kInterpMethod = -3;  // frame::interpreter_frame_method_offset (x86-64, JDK 17-25)
+constexpr int kInterpBcp = -8;     // frame::interpreter_frame_bcp_offset
+constexpr int kInterpSenderSp = -1;
+constexpr int32_t kMaxInlined = 64;
+// The frame shown for time in C code that compiled code called directly (libjvm's leaf calls).
+const char kLeafCallName[] = "native leaf call";
+
+// AGCT's codes, so the failures land in the same named buckets.
+constexpr int32_t kNoJavaFrame = 0;
+constexpr int32_t kUnknownNotJava = -3;
+constexpr int32_t kUnknownJava = -5;
+constexpr int32_t kNotWalkableJava = -6;
+
+uint8_t codeByte(uintptr_t pc, int i) { return load_signalSafe<uint8_t>(pc + i); }
+}  // namespace
+
+bool FrameWalker::fromAnchor_signalSafe(uintptr_t anchor, Regs* r) const {
+  uintptr_t sp = loadPtr_signalSafe(anchor + l_.anchorSp);
+  if (sp == 0) return false;
+  uintptr_t pc = loadPtr_signalSafe(anchor + l_.anchorPc);
+  r->sp = sp;
+  r->pc = pc != 0 ? pc : loadPtr_signalSafe(sp - kWord);  // not yet made walkable: pc is below sp
+  r->fp = loadPtr_signalSafe(anchor + l_.anchorFp);
+  return true;
+}
+
+bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, Regs* r, int32_t* code,
+                                       bool* interrupted, bool* leafCall) const {
+  auto uc = static_cast<const ucontext_t*>(ucontext);
+  int64_t state = loadField_signalSafe(thread, l_.threadState);
+  if (state == l_.stateInJava) {
+    r->pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    r->sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+    r->fp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]);
+    // The template interpreter keeps the live bcp in r13 and stores it in the frame only at
+    // calls and safepoints: for the interrupted frame the register is the fresh one.
+    r->bcp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_R13]);
+    *interrupted = true;
+    if (code_.inCodeCache_signalSafe(r->pc)) return true;
+    *interrupted = false;
+    // In Java state but outside generated code: a leaf call into the VM or a library.
+    if (fromAnchor_signalSafe(thread + l_.threadAnchor, r)) return true;
+    if (climbNativeFrames_signalSafe(thread, r)) {
+      *leafCall = true;
+      return true;
+    }
+    *code = kUnknownNotJava;
+    return false;
+  }
+  // In native, in the VM or blocked: the last Java frame was recorded on the way out of Java.
+  if (fromAnchor_signalSafe(thread + l_.threadAnchor, r)) return true;
+  *code = kNoJavaFrame;
+  return false;
+}
+
+// A leaf call from compiled code into C (math, GC barriers, arraycopy helpers) leaves no
+// anchor, but libjvm keeps frame pointers: follow rbp links until one returns into generated code.
+bool FrameWalker::climbNativeFrames_signalSafe(uintptr_t thread, Regs* r) const {
+  uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
+  Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base};
+  uintptr_t fp = r->fp;
+  for (int i = 0; i < 8 && fp >= r->sp && s.contains(fp + kWord) && (fp & 7) == 0; i++) {
+    uintptr_t ret = loadPtr_signalSafe(fp + kWord);
+    uintptr_t next = loadPtr_signalSafe(fp);
+    if (code_.inCodeCache_signalSafe(ret)) {
+      *r = Regs{ret, fp + 2 * kWord, next, 0};
+      return true;
+    }
+    if (next <= fp) break;
+    fp = next;
+  }
+  return false;
+}
+
+bool FrameWalker::returnsIntoJava_signalSafe(uintptr_t pc) const {
+  return code_.inInterpreter_signalSafe(pc) || code_.inCodeCache_signalSafe(pc);
+}
+
+bool FrameWalker::senderOfFramed_signalSafe(uintptr_t blob, const Stack& s, Regs* r) const {
+  int64_t words = loadField_signalSafe(blob, l_.blobFrameSize);
+  uintptr_t senderSp = r->sp + words * kWord;
+  if (words <= 0 || !s.contains(senderSp - 2 * kWord)) return false;
+  r->pc = loadPtr_signalSafe(senderSp - kWord);
+  r->fp = loadPtr_signalSafe(senderSp - 2 * kWord);
+  r->sp = senderSp;
+  return true;
+}
+
+// The interrupted instruction is in a frame's epilogue after `add rsp` (pop rbp pending, or
+// already popped and at the return poll or ret): the return address is at the top of stack.
+bool FrameWalker::poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs* r) const {
+  uint8_t b0 = codeByte(pc, 0);
+  auto isPollCmp = [&](int at) {  // cmp rsp, [r15 + polling word], disp32 (JDK 17) or disp8 (JDK 25)
+    return codeByte(pc, at) == 0x49 && codeByte(pc, at + 1) == 0x3B &&
+           (codeByte(pc, at + 2) == 0xA7 || codeByte(pc, at + 2) == 0x67);
+  };
+  bool popped = b0 == 0xC3 ||                                                  // ret
+                isPollCmp(0) ||                                                // the return poll
+                (b0 == 0x0F && codeByte(pc, 1) == 0x87 && (isPollCmp(-7) || isPollCmp(-4))) ||  // its ja
+                (b0 == 0xC5 && codeByte(pc, 1) == 0xF8 && codeByte(pc, 2) == 0x77);  // vzeroupper
+  if (b0 == 0x5D) {  // pop rbp
+    if (!s.contains(r->sp + kWord)) return false;
+    r->fp = loadPtr_signalSafe(r->sp);
+    r->pc = loadPtr_signalSafe(r->sp + kWord);
+    r->sp += 2 * kWord;
+    return true;
+  }
+  if (!popped) return false;
+  r->pc = loadPtr_signalSafe(r->sp);
+  r->sp += kWord;
+  return true;
+}
+
+// A stub without a frame size of its own (StubRoutines, adapters), or code interrupted before
+// its frame is complete: after `enter` the link is at fp; before it the return is at sp.
+// `tryFp`: stubs set up rbp frames; an nmethod's prologue does not (fp is still the caller's).
+bool FrameWalker::senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s, Regs* r, bool tryFp) const {
+  uintptr_t pc = r->pc;
+  if (pc == b.codeBegin || codeByte(pc, 0) == 0xC3 || codeByte(pc, 0) == 0x55 /* push rbp */) {
+    uintptr_t ret = loadPtr_signalSafe(r->sp);
+    if (!returnsIntoJava_signalSafe(ret)) return false;
+    r->pc = ret;
+    r->sp += kWord;
+    return true;
+  }
+  // The return address is right above the saved rbp, or one word higher in stubs that push a
+  // word before `enter` (the nmethod entry barrier pushes a deopt cookie).
+  for (int slot = 1; tryFp && slot <= 2 && r->fp >= r->sp && r->fp - r->sp < 4096 && s.contains(r->fp + slot * kWord);
+       slot++) {
+    uintptr_t ret = loadPtr_signalSafe(r->fp + slot * kWord);
+    if (returnsIntoJava_signalSafe(ret)) {
+      r->pc = ret;
+      r->sp = r->fp + (slot + 1) * kWord;
+      r->fp = loadPtr_signalSafe(r->fp);
+      return true;
+    }
+  }
+  for (int slot = 0; slot < 2; slot++) {  // no frame yet, or only rbp pushed
+    uintptr_t ret = loadPtr_signalSafe(r->sp + slot * kWord);
+    if (!returnsIntoJava_signalSafe(ret)) continue;
+    if (slot == 1) r->fp = loadPtr_signalSafe(r->sp);
+    r->pc = ret;
+    r->sp += (slot + 1) * kWord;
+    return true;
+  }
+  return false;
+}
+
+int32_t FrameWalker::emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f,
+                                             int32_t room) const {
+  uintptr_t method = scopes_.method_signalSafe(b.blob);
+  if (method != 0 && ids_.isNative_signalSafe(method)) {  // native wrapper
+    f[0] = {kAsgctNativeFrameBci, ids_.idOf_signalSafe(method)};
+    return 1;
+  }
+  JavaScope scope[kMaxInlined];
+  int n = scopes_.decode_signalSafe(b, pc, top, scope, room < kMaxInlined ? room : kMaxInlined);
+  if (n == 0) {  // no debug info at this pc (e.g. in the nmethod's stub section)
+    scope[0] = {method, 0};
+    n = 1;
+  }
+  for (int i = 0; i < n; i++) f[i] = {scope[i].bci, ids_.idOf_signalSafe(scope[i].method)};
+  return n;
+}
+
+int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames,
+                                     int32_t max) const {
+  Regs r = {0, 0, 0, 0};
+  int32_t code = kUnknownJava;
+  bool top = false;  // true while r holds interrupted registers: the pc is not a return address
+  bool leafCall = false;
+  if (!startRegs_signalSafe(thread, ucontext, &r, &code, &top, &leafCall)) return code;
+  uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
+  Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base};
+  uintptr_t callStubReturn = loadPtr_signalSafe(reinterpret_cast<uintptr_t>(l_.callStubReturn));
+  int32_t n = 0;
+  if (leafCall && max > 1) frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(0, kLeafCallName, false)};
+  BlobInfo b;
+  bool found = false;  // b already describes r.pc (looked up for the deopt check below)
+  for (int steps = 0; n < max && steps < max + 64; steps++, top = false) {
+    if (!s.contains(r.sp)) break;
+    if (code_.inInterpreter_signalSafe(r.pc)) {
+      if (!s.contains(r.fp + kInterpMethod * kWord) || !s.contains(r.fp + kWord)) break;
+      uintptr_t method = loadPtr_signalSafe(r.fp + kInterpMethod * kWord);
+      jmethodID id = ids_.idOf_signalSafe(method);
+      if (id == nullptr) {  // not a frame (yet): interrupted in the method's entry code, or a bad link
+        if (n == 0) return kUnknownJava;
+        break;
+      }
+      int32_t bci = kAsgctNativeFrameBci;
+      if (!ids_.isNative_signalSafe(method)) {
+        bci = top ? ids_.bciOf_signalSafe(method, r.bcp) : -1;
+        if (bci < 0) bci = ids_.bciOf_signalSafe(method, loadPtr_signalSafe(r.fp + kInterpBcp * kWord));
+      }
+      frames[n++] = {bci < 0 && bci != kAsgctNativeFrameBci ? 0 : bci, id};
+      uintptr_t fp = r.fp;
+      r.pc = loadPtr_signalSafe(fp + kWord);
+      r.sp = loadPtr_signalSafe(fp + kInterpSenderSp * kWord);
+      r.fp = loadPtr_signalSafe(fp);
+      found = false;
+      continue;
+    }
+    if (r.pc == callStubReturn) {  // entry frame: Java called from the VM; go on below it
+      uintptr_t wrapper = loadPtr_signalSafe(r.fp + l_.entryFrameCallWrapper * kWord);
+      if (wrapper == 0 || !fromAnchor_signalSafe(wrapper + l_.callWrapperAnchor, &r)) break;  // bottom
+      found = false;
+      continue;
+    }
+    if (!found && !code_.find_signalSafe(r.pc, &b)) {
+      if (n == 0) return top ? kUnknownNotJava : kNotWalkableJava;
+      break;  // returned into code we cannot name: keep the frames we have
+    }
+    if (b.isNmethod) {
+      n += emitCompiled_signalSafe(b, r.pc, top, frames + n, max - n);
+      uintptr_t pc = r.pc;
+      int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
+      bool ok = top && poppedOrPopping_signalSafe(pc, s, &r);
+      if (!ok && top && complete >= 0 && pc < b.codeBegin + complete) ok = senderOfFrameless_signalSafe(b, s, &r, false);
+      if (!ok) ok = senderOfFramed_signalSafe(b.blob, s, &r);
+      if (!ok) break;
+    } else {
+      uintptr_t name = loadPtr_signalSafe(b.blob + l_.blobName);
+      bool inStubRoutines = name != 0 && load_signalSafe<uint64_t>(name) == 0x74756f5262757453ull;  // "StubRout"
+      frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(r.pc, reinterpret_cast<const char*>(name), inStubRoutines)};
+      int64_t words = loadField_signalSafe(b.blob, l_.blobFrameSize);
+      int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
+      // From an anchor the blob is stopped at a call, its frame built, even in blobs HotSpot
+      // never marks complete (the deoptimization blob calling fetch_unroll_info).
+      bool framed = words > 0 && (!top || (complete >= 0 && r.pc >= b.codeBegin + complete));
+      bool ok = top && poppedOrPopping_signalSafe(r.pc, s, &r);
+      if (!ok && framed) {
+        // The registered frame size holds except while a blob rebuilds frames (deoptimization
+        // unpacks the interpreter frames it returns to): then follow its rbp frame instead.
+        Regs saved = r;
+        ok = senderOfFramed_signalSafe(b.blob, s, &r) && (returnsIntoJava_signalSafe(r.pc) || r.pc == callStubReturn);
+        if (!ok) r = saved;
+      }
+      if (!ok) ok = senderOfFrameless_signalSafe(b, s, &r, true);
+      if (!ok) break;
+    }
+    // A frame being deoptimized returns to its nmethod's deopt handler; its real pc is saved.
+    found = code_.find_signalSafe(r.pc, &b);
+    if (found && b.isNmethod && scopes_.isDeoptPc_signalSafe(b.blob, r.pc)) {
+      r.pc = scopes_.originalPc_signalSafe(b.blob, r.sp);
+      found = false;
+    }
+  }
+  return n > 0 ? n : kNotWalkableJava;
+}
+
+}  // namespace candor

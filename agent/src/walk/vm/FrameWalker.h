@@ -1,0 +1,57 @@
+// candor's own HotSpot stack walker (x86-64). Starts from the interrupted registers, or from the
+// thread's JavaFrameAnchor when it is in native or VM code, and steps frame by frame:
+//   interpreted  Method* and bcp from the frame (fp[-3], fp[-8]); sender via fp
+//   compiled     nmethod frame size; PcDesc + ScopeDesc give one frame per inlined scope
+//   native wrapper   the nmethod of a native method: one frame with bci -3, like AGCT
+//   stubs        StubRoutines intrinsics, runtime stubs, adapters: their own named frame
+//   entry frame  the call stub: continue below it through the JavaCallWrapper's anchor
+// Every read of JVM memory happens inside the caller's crash guard. Signal-handler path.
+#pragma once
+#include <cstdint>
+
+#include "jvm/AsgctTypes.h"
+#include "walk/vm/CodeCacheLookup.h"
+#include "walk/vm/MethodIds.h"
+#include "walk/vm/ScopeDecoder.h"
+#include "walk/vm/VmLayout.h"
+
+namespace candor {
+
+class FrameWalker {
+ public:
+  explicit FrameWalker(const VmLayout& layout) : l_(layout), code_(layout), ids_(layout), scopes_(layout) {}
+
+  // Walks the JavaThread at `thread` interrupted with `ucontext`; fills up to `max` frames,
+  // innermost first. Returns the frame count (> 0) or an AGCT-style code (<= 0). Must run
+  // inside CrashGuard: a fault here is expected and caught by the caller.
+  int32_t walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max) const;
+
+ private:
+  struct Regs {
+    uintptr_t pc, sp, fp;
+    uintptr_t bcp;  // the interpreter's bcp register (r13) when interrupted, else 0
+  };
+  struct Stack {
+    uintptr_t low, high;
+    bool contains(uintptr_t p) const { return p >= low && p < high; }
+  };
+  // false with *code set when there is no Java frame to start from; *interrupted tells whether
+  // r is the interrupted context (pc mid-instruction-stream) or a recorded last Java frame.
+  // *leafCall: the thread was in C code called from Java without a transition (no anchor).
+  bool startRegs_signalSafe(uintptr_t thread, const void* ucontext, Regs* r, int32_t* code, bool* interrupted,
+                            bool* leafCall) const;
+  bool fromAnchor_signalSafe(uintptr_t anchor, Regs* r) const;
+  bool returnsIntoJava_signalSafe(uintptr_t pc) const;
+  bool climbNativeFrames_signalSafe(uintptr_t thread, Regs* r) const;
+  bool senderOfFramed_signalSafe(uintptr_t blob, const Stack& s, Regs* r) const;
+  bool senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s, Regs* r, bool tryFp) const;
+  bool poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs* r) const;
+  int32_t emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room) const;
+
+  const VmLayout& l_;
+  CodeCacheLookup code_;
+  MethodIds ids_;
+  ScopeDecoder scopes_;
+};
+
+}  // namespace candor

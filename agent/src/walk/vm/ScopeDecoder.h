@@ -1,0 +1,40 @@
+// Compiled-frame debug info: which Java methods (with inlining, innermost first) and bcis a pc
+// of an nmethod stands for. PcDesc lookup by binary search over the nmethod's scopes_pcs, then
+// the ScopeDesc chain in scopes_data, a CompressedReadStream (Pack200 UNSIGNED5 on JDK 17; the
+// same code without 0 bytes on JDK 21+). Signal-handler path, inside the crash guard.
+#pragma once
+#include <cstdint>
+
+#include "walk/vm/CodeCacheLookup.h"
+#include "walk/vm/VmLayout.h"
+
+namespace candor {
+
+struct JavaScope {
+  uintptr_t method;  // Method*
+  int32_t bci;
+};
+
+class ScopeDecoder {
+ public:
+  explicit ScopeDecoder(const VmLayout& layout) : l_(layout) {}
+
+  uintptr_t method_signalSafe(uintptr_t nmethod) const { return load(nmethod + l_.nmMethod); }
+  // The scopes at pc, innermost first; returns how many (0: no debug info there). `top`: pc was
+  // interrupted, not a return address, so the next PcDesc after it describes it (as AGCT does).
+  int decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, JavaScope* out, int max) const;
+  // The deopt handlers' entries: a frame being deoptimized returns there instead of to its pc.
+  bool isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const;
+  // The pc the frame had before deoptimization patched its return (saved in the frame).
+  uintptr_t originalPc_signalSafe(uintptr_t nmethod, uintptr_t unextendedSp) const;
+
+  // One int of a CompressedReadStream at *p, advancing *p. `excludes0`: JDK 21+ form.
+  static int32_t readUnsigned5_signalSafe(uintptr_t* p, bool excludes0);
+
+ private:
+  static uintptr_t load(uintptr_t a);
+  int32_t readInt_signalSafe(uintptr_t* p) const { return readUnsigned5_signalSafe(p, l_.unsigned5Excludes0); }
+  const VmLayout& l_;
+};
+
+}  // namespace candor

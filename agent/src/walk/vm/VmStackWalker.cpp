@@ -1,0 +1,122 @@
+#include "walk/vm/VmStackWalker.h"
+
+#include <setjmp.h>
+
+#include <mutex>
+
+#include "control/Log.h"
+#include "walk/vm/CrashGuard.h"
+#include "walk/vm/FrameWalker.h"
+#include "walk/vm/MethodIds.h"
+#include "walk/vm/StubNames.h"
+#include "walk/vm/VmLayout.h"
+
+namespace candor {
+
+namespace {
+VmLayout gLayout;                  // written once by enable(), before gEnabled is published
+FrameWalker gWalker(gLayout);
+std::atomic<bool> gEnabled{false};
+std::mutex gEnableMutex;
+bool gTried = false;
+bool gResult = false;
+
+// The JavaThread of the current thread, from its eetop field (ordinary thread).
+uintptr_t currentJavaThread(JNIEnv* env) {
+  jclass cls = env->FindClass("java/lang/Thread");
+  if (cls == nullptr) {
+    env->ExceptionClear();
+    return 0;
+  }
+  jmethodID current = env->GetStaticMethodID(cls, "currentThread", "()Ljava/lang/Thread;");
+  jfieldID eetop = env->GetFieldID(cls, "eetop", "J");
+  jobject thread = current != nullptr ? env->CallStaticObjectMethod(cls, current) : nullptr;
+  uintptr_t result = 0;
+  if (thread != nullptr && eetop != nullptr) result = static_cast<uintptr_t>(env->GetLongField(thread, eetop));
+  if (env->ExceptionCheck()) env->ExceptionClear();
+  if (thread != nullptr) env->DeleteLocalRef(thread);
+  env->DeleteLocalRef(cls);
+  return result;
+}
+
+// Whether jmethodIDs point at a slot holding their Method* (JDK 17, 25) rather than being
+// counters: reads the slot of a known id under the crash guard and maps the Method* back.
+bool idsArePointers(JNIEnv* env) {
+  jclass cls = env->FindClass("java/lang/Thread");
+  if (cls == nullptr) {
+    env->ExceptionClear();
+    return false;
+  }
+  jmethodID id = env->GetStaticMethodID(cls, "currentThread", "()Ljava/lang/Thread;");
+  env->DeleteLocalRef(cls);
+  auto value = reinterpret_cast<uintptr_t>(id);
+  if (id == nullptr || value < 4096 || (value & 7) != 0) return false;
+  MethodIds ids(gLayout);
+  sigjmp_buf jb;
+  volatile bool pointers = false;
+  if (sigsetjmp(jb, 0) == 0) {
+    CrashGuard::arm_signalSafe(&jb);
+    pointers = ids.idOf_signalSafe(*reinterpret_cast<const volatile uintptr_t*>(value)) == id;
+    CrashGuard::disarm_signalSafe();
+  }
+  return pointers;
+}
+}  // namespace
+
+bool VmStackWalker::prepare(jvmtiEnv* jvmti, JNIEnv* env, std::string* missing) {
+  if (!VmLayoutLoader::load(&gLayout, missing)) return false;
+  uintptr_t thread = currentJavaThread(env);
+  intptr_t offset = reinterpret_cast<intptr_t>(env) - static_cast<intptr_t>(thread);
+  if (thread == 0 || offset <= 0 || offset > 64 * 1024) {
+    *missing = "the JNIEnv's place in JavaThread";
+    return false;
+  }
+  gLayout.envOffset = offset;
+  std::string why;
+  if (!CrashGuard::install(&why)) {
+    *missing = "crash protection (" + why + ")";
+    return false;
+  }
+  gLayout.jmethodIdIsPointer = idsArePointers(env);
+  // Stub names: every stub generated so far now, later ones as they come.
+  if (jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, nullptr) != JVMTI_ERROR_NONE ||
+      jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED) != JVMTI_ERROR_NONE) {
+    logInfo("own stack walker: no stub names from JVMTI; stubs are named by their code blob");
+  }
+  return true;
+}
+
+bool VmStackWalker::enable(jvmtiEnv* jvmti, JNIEnv* env) {
+  std::lock_guard<std::mutex> lock(gEnableMutex);
+  if (gTried) return gResult;
+  gTried = true;
+  std::string missing;
+  gResult = prepare(jvmti, env, &missing);
+  if (!gResult) logError("own stack walker unavailable: %s; using AsyncGetCallTrace", missing.c_str());
+  else logInfo("own stack walker ready: %d code heaps, jmethodIDs %s", gLayout.heapCount,
+               gLayout.jmethodIdIsPointer ? "checked against their Method*" : "are counters");
+  gEnabled.store(gResult, std::memory_order_release);
+  return gResult;
+}
+
+bool VmStackWalker::enabled() { return gEnabled.load(std::memory_order_acquire); }
+
+int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
+  if (!gEnabled.load(std::memory_order_acquire)) return -1;
+  uintptr_t thread = reinterpret_cast<uintptr_t>(env) - gLayout.envOffset;
+  sigjmp_buf jb;
+  // volatile: the result must survive a siglongjmp back here.
+  volatile int32_t result = kWalkFaultCode;
+  if (sigsetjmp(jb, 0) == 0) {
+    CrashGuard::arm_signalSafe(&jb);
+    result = gWalker.walk_signalSafe(thread, ucontext, frames, max);
+    CrashGuard::disarm_signalSafe();
+  }
+  return result;
+}
+
+void VmStackWalker::onDynamicCode(const char* name, const void* address, jint length) {
+  if (length > 0) StubNames::addRange(address, static_cast<size_t>(length), name);
+}
+
+}  // namespace candor

@@ -1,0 +1,35 @@
+// walk=vm: the facade the sampling path uses instead of AsyncGetCallTrace. enable() runs once
+// on an ordinary Java thread (profiling start): it reads the layout, measures where the JNIEnv
+// sits inside the JavaThread, asks JVMTI for the names of generated stubs and installs the
+// crash guard. Whatever fails leaves it off, with one log line, and candor uses AGCT.
+#pragma once
+#include <jni.h>
+#include <jvmti.h>
+
+#include <cstdint>
+#include <string>
+
+#include "jvm/AsgctTypes.h"
+#include "store/TickBuckets.h"  // kWalkFaultCode
+
+namespace candor {
+
+class VmStackWalker {
+ public:
+  // Ordinary Java thread. True when walk=vm can be used; false after logging
+  // "own stack walker unavailable: <what>; using AsyncGetCallTrace" once.
+  static bool enable(jvmtiEnv* jvmti, JNIEnv* env);
+  static bool enabled();
+
+  // Signal-handler path: the stack of the current thread (whose JNIEnv is `env`) into
+  // `frames`; returns the count or an AGCT-style code, kWalkFaultCode when a read faulted.
+  static int32_t walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max);
+
+  // JVMTI DynamicCodeGenerated: a stub's name and range (ordinary thread).
+  static void onDynamicCode(const char* name, const void* address, jint length);
+
+ private:
+  static bool prepare(jvmtiEnv* jvmti, JNIEnv* env, std::string* missing);
+};
+
+}  // namespace candor

@@ -1,0 +1,213 @@
+package dev.candor.itest;
+
+import dev.candor.itest.stress.AllocStorm;
+import dev.candor.itest.stress.DeoptStorm;
+import dev.candor.itest.stress.JniStorm;
+import dev.candor.itest.workload.Hot;
+import dev.candor.itest.workload.Intrinsic;
+import dev.candor.itest.workload.KnownAnswer;
+import dev.candor.itest.workload.WallStates;
+import dev.candor.model.CollapsedProfile;
+import dev.candor.model.ProfileStats;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code walk=vm}, candor's own HotSpot stack walker (issue 9, phase 1): it agrees with AGCT on
+ * the known-answer workload, names the stub frames AGCT cannot walk out of, survives GC-, deopt-
+ * and JNI-heavy workloads at 100 µs with its faults counted, and falls back to AGCT with one log
+ * line when the JVM lacks a structure it needs.
+ */
+class OwnWalkerTest {
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all();
+    }
+
+    record KnownAnswerRun(double shareA, double recordedShare, long samples, ProfileStats stats, String statsJson) {
+    }
+
+    static KnownAnswerRun knownAnswer(Jdks.Jdk jdk, String walk) throws Exception {
+        String name = "own-walker known-answer " + jdk + " walk=" + walk;
+        Path dir = Build.runDir("own-walker-ka-" + jdk.label() + "-" + walk);
+        Path collapsedFile = dir.resolve("ka.collapsed");
+        Path statsFile = dir.resolve("ka.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,interval=1ms,threads,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
+                .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "1750", "750")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), KnownAnswer.THREAD, name);
+        long a = worker.countAny(CollapsedProfile.method(Hot.METHOD_A));
+        long b = worker.countAny(CollapsedProfile.method(Hot.METHOD_B));
+        long ticks = Profiles.threadStats(stats, KnownAnswer.THREAD, name).ticks();
+        double recorded = ticks == 0 ? 0 : (double) worker.recorded() / ticks;
+        return new KnownAnswerRun(a + b == 0 ? 0 : (double) a / (a + b), recorded, a + b, stats, Files.readString(statsFile));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void knownAnswerSharesMatchAgct(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "own-walker known-answer " + jdk;
+        KnownAnswerRun agct = knownAnswer(jdk, "agct");
+        KnownAnswerRun vm = knownAnswer(jdk, "vm");
+        Figures.line(String.format("%s: A share agct %s, vm %s (diff %+.1f points); worker recorded Java stacks"
+                        + " agct %s, vm %s; vm failures %s", name, Figures.pct(agct.shareA()), Figures.pct(vm.shareA()),
+                100 * (vm.shareA() - agct.shareA()), Figures.pct(agct.recordedShare()), Figures.pct(vm.recordedShare()),
+                Profiles.failures(vm.stats())));
+        assertTrue(vm.statsJson().contains("\"walker\": \"vm\""), name + ": stats do not say walker vm");
+        assertTrue(agct.statsJson().contains("\"walker\": \"agct\""), name + ": stats do not say walker agct");
+        assertTrue(vm.samples() >= 1000, name + ": too few samples of A and B: " + vm.samples());
+        assertEquals(agct.shareA(), vm.shareA(), 0.02, name + ": share of A, walk=agct vs walk=vm");
+        assertTrue(vm.recordedShare() >= 0.99, name + ": walk=vm recorded only " + Figures.pct(vm.recordedShare())
+                + " of the worker's ticks as Java stacks");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void intrinsicStubsAreNamedFrames(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String summary = "own-walker intrinsics " + jdk + ":";
+        for (String walk : List.of("agct", "vm")) {
+            String name = "own-walker intrinsics " + jdk + " walk=" + walk;
+            Path dir = Build.runDir("own-walker-intrinsics-" + jdk.label() + "-" + walk);
+            Path collapsedFile = dir.resolve("in.collapsed");
+            Path statsFile = dir.resolve("in.json");
+            Jvm.Result run = Jvm.of(jdk, dir)
+                    .agent("start,event=cpu,interval=1ms,threads,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
+                    .main(Intrinsic.class, "3")
+                    .run(Duration.ofSeconds(60));
+            assertEquals(0, run.exitCode(), run.describe());
+            ProfileStats stats = Profiles.stats(statsFile, run);
+            Profiles.assertIdentity(stats, name);
+            CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), Intrinsic.THREAD, name);
+            long unattributed = worker.count(s -> s.isFailure() || s.anyFrame(f -> f.equals("[unknown_method]")));
+            double share = (double) unattributed / worker.total();
+            long crcStub = worker.countAny(f -> f.startsWith("[stub] StubRoutines::") && f.contains("CRC32"));
+            long copyStub = worker.countAny(f -> f.startsWith("[stub] StubRoutines::") && f.contains("arraycopy"));
+            summary += String.format(" walk=%s unattributed %s of %d (%s), stub frames CRC32 %d arraycopy %d;",
+                    walk, Figures.pct(share), worker.total(), Profiles.failures(stats), crcStub, copyStub);
+            if (walk.equals("vm")) {
+                assertTrue(worker.total() >= 1000, name + ": too few samples: " + worker.total());
+                assertTrue(share < 0.01, name + ": unattributed share " + Figures.pct(share) + "\n" + worker);
+                assertTrue(crcStub > 0.1 * worker.total(), name + ": no named CRC32 stub frames\n" + worker);
+                assertTrue(copyStub > 0.1 * worker.total(), name + ": no named arraycopy stub frames\n" + worker);
+                // A stub frame sits on top of its Java caller, never alone.
+                long orphanStubs = worker.count(s -> s.frames().get(0).startsWith("[stub]"));
+                assertTrue(orphanStubs < 0.01 * worker.total(), name + ": stub frames without a Java caller: " + orphanStubs);
+            }
+        }
+        Figures.line(summary);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void survivesGcDeoptAndJniAt100us(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        record Case(String label, Class<?> main, List<String> jvmArgs) {
+        }
+        for (Case c : List.of(new Case("deopt", DeoptStorm.class, List.of()),
+                new Case("alloc-g1", AllocStorm.class, List.of("-XX:+UseG1GC")),
+                new Case("jni", JniStorm.class, List.of()))) {
+            String name = "own-walker stress " + c.label() + " " + jdk;
+            Path dir = Build.runDir("own-walker-stress-" + c.label() + "-" + jdk.label());
+            Path statsFile = dir.resolve("stats.json");
+            Path collapsedFile = dir.resolve("profile.collapsed");
+            List<String> args = new ArrayList<>(List.of("4"));
+            if (c.main() == JniStorm.class) {  // native frames: walked from the thread's last Java frame
+                args.add(StressTest.buildJniLibrary(jdk, dir).toString());
+            }
+            Jvm.Result run = Jvm.of(jdk, dir)
+                    .agent("start,interval=100us,walk=vm,file=" + collapsedFile + ",stats=" + statsFile)
+                    .jvmArg(c.jvmArgs().toArray(String[]::new))
+                    .main(c.main(), args.toArray(String[]::new))
+                    .run(Duration.ofSeconds(90));
+            StressTest.assertSurvived(run, dir, name);
+            ProfileStats stats = Profiles.stats(statsFile, run);
+            Profiles.assertIdentity(stats, name);
+            assertTrue(Files.readString(statsFile).contains("\"walker\": \"vm\""), name + ": not walked by walk=vm");
+            assertTrue(stats.failures().containsKey("walk_fault"), name + ": no walk_fault count in " + stats.failures());
+            assertTrue(stats.ticks() > 5000, name + ": too few ticks: " + stats.ticks());
+            Figures.line(String.format("%s: exit %d, %d ticks, recorded %s, walk_fault %d, failures %s", name,
+                    run.exitCode(), stats.ticks(), Figures.pct(stats.recordedFraction()), stats.failure("walk_fault"),
+                    Profiles.failures(stats)));
+        }
+    }
+
+    /** Blocked, sleeping and reading threads are walked from their last Java frame (the anchor). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void wallSamplesOfWaitingThreadsMatchAgct(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String summary = "own-walker wall " + jdk + ":";
+        Map<String, Map<String, String>> topLeaf = new HashMap<>();
+        Map<String, Map<String, Double>> recorded = new HashMap<>();
+        for (String walk : List.of("agct", "vm")) {
+            String name = "own-walker wall " + jdk + " walk=" + walk;
+            Path dir = Build.runDir("own-walker-wall-" + jdk.label() + "-" + walk);
+            Path collapsedFile = dir.resolve("wall.collapsed");
+            Path statsFile = dir.resolve("wall.json");
+            Jvm.Result run = Jvm.of(jdk, dir)
+                    .agent("start,event=wall,interval=5ms,threads,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
+                    .main(WallStates.class, "3")
+                    .run(Duration.ofSeconds(60));
+            assertEquals(0, run.exitCode(), run.describe());
+            ProfileStats stats = Profiles.stats(statsFile, run);
+            Profiles.assertIdentity(stats, name);
+            CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+            for (String thread : List.of("busy", "blocked", "sleeper", "reader")) {
+                CollapsedProfile t = Profiles.threadSubtree(profile, thread, name);
+                String leaf = t.selfByFrame().entrySet().stream().max(Map.Entry.comparingByValue())
+                        .map(Map.Entry::getKey).orElse("");
+                topLeaf.computeIfAbsent(walk, k -> new HashMap<>()).put(thread, leaf);
+                recorded.computeIfAbsent(walk, k -> new HashMap<>()).put(thread, (double) t.recorded() / t.total());
+                summary += String.format(" %s %s recorded %s leaf %s;", walk, thread,
+                        Figures.pct((double) t.recorded() / t.total()), leaf);
+            }
+        }
+        Figures.line(summary);
+        for (String thread : List.of("busy", "blocked", "sleeper", "reader")) {
+            assertEquals(topLeaf.get("agct").get(thread), topLeaf.get("vm").get(thread),
+                    jdk + " " + thread + ": most frequent leaf, walk=agct vs walk=vm");
+            assertTrue(recorded.get("vm").get(thread) >= 0.99, jdk + " " + thread + ": walk=vm recorded only "
+                    + Figures.pct(recorded.get("vm").get(thread)));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void missingStructureFallsBackToAgctWithOneLine(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "own-walker fallback " + jdk;
+        Path dir = Build.runDir("own-walker-fallback-" + jdk.label());
+        Path statsFile = dir.resolve("ka.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .env("CANDOR_TEST_HIDE_VMSTRUCT", "CodeCache::_heaps")
+                .agent("start,event=cpu,interval=1ms,walk=vm,stats=" + statsFile)
+                .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "300", "100")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        List<String> lines = run.candorLines().stream().filter(l -> l.contains("own stack walker")).toList();
+        assertEquals(List.of("candor: own stack walker unavailable: CodeCache::_heaps; using AsyncGetCallTrace"), lines,
+                name + ": the fallback line\n" + run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        assertTrue(Files.readString(statsFile).contains("\"walker\": \"agct\""), name + ": stats do not say agct");
+        assertTrue(stats.recordedFraction() > 0.9, name + ": AGCT did not take over: " + Profiles.failures(stats));
+        Figures.line(name + ": one log line, walker agct, " + stats.ticks() + " ticks, recorded "
+                + Figures.pct(stats.recordedFraction()));
+    }
+}
