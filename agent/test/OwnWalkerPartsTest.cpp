@@ -19,15 +19,19 @@ TEST(OwnWalker, WalkOption) {
   EXPECT_EQ(parseOptions("").options.walk, WalkMode::kAgct);
   EXPECT_EQ(parseOptions("walk=vm").options.walk, WalkMode::kVm);
   EXPECT_EQ(parseOptions("walk=agct").options.walk, WalkMode::kAgct);
+  EXPECT_EQ(parseOptions("walk=remote").options.walk, WalkMode::kRemote);
   ParseResult bad = parseOptions("walk=remote2");
   EXPECT_FALSE(bad.ok);
-  EXPECT_NE(bad.error.find("agct or vm"), std::string::npos) << bad.error;
+  EXPECT_NE(bad.error.find("agct, vm or remote"), std::string::npos) << bad.error;
   EXPECT_NE(optionsHelp().find("walk"), std::string::npos);
   EXPECT_STREQ(walkModeName(WalkMode::kVm), "vm");
+  EXPECT_STREQ(walkModeName(WalkMode::kRemote), "remote");
 }
 
 TEST(OwnWalker, WalkFaultIsANamedFailure) {
   EXPECT_EQ(bucketForCode(kWalkFaultCode), Bucket::kWalkFault);
+  EXPECT_STREQ(bucketName(bucketForCode(kRemoteBusyCode)), "remote_busy");
+  EXPECT_STREQ(bucketName(bucketForCode(kRemoteTimeoutCode)), "remote_timeout");
   EXPECT_STREQ(bucketName(Bucket::kWalkFault), "walk_fault");
   EXPECT_STREQ(bucketName(bucketForCode(-11)), "unknown_error");
 }

@@ -131,3 +131,37 @@ TEST(TickBuckets, AgctCodesHaveNames) {
   EXPECT_STREQ(bucketName(bucketForCode(kNotJavaThreadCode)), "not_java_thread");
   EXPECT_STREQ(bucketName(bucketForCode(-11)), "unknown_error");
 }
+
+TEST(SampleAccounting, AStackThatFillsItsSlotIsMarkedTruncatedAtItsRoot) {
+  SampleRing ring(8, 4);  // slots of 4 frames
+  TraceStore store;
+  SampleAccounting accounting(store);
+  auto publish = [&](int numFrames) {
+    SampleSlot* s = ring.tryClaim_signalSafe();
+    ASSERT_NE(s, nullptr);
+    s->tid = 1;
+    s->numFrames = numFrames;
+    for (int i = 0; i < numFrames; i++) s->frames[i] = {i, m(i + 1)};
+    ring.publish_signalSafe(s);
+  };
+  publish(4);
+  publish(3);
+  accounting.drain(ring);
+  EXPECT_EQ(accounting.recorded(), 2u) << "a truncated stack is still a recorded sample";
+  std::vector<uint32_t> ids;
+  for (const auto& [key, n] : store.counts()) ids.push_back(key.trace);
+  ASSERT_EQ(ids.size(), 2u);
+  int marked = 0;
+  for (uint32_t id : ids) {
+    std::vector<StoredFrame> f = store.frames(id);
+    if (f.back().bci == kTruncatedFrameBci) {
+      marked++;
+      EXPECT_EQ(f.size(), 5u);
+      EXPECT_EQ(f.back().method, nullptr);
+      EXPECT_EQ(f[3], (StoredFrame{m(4), 3}));
+    } else {
+      EXPECT_EQ(f.size(), 3u);
+    }
+  }
+  EXPECT_EQ(marked, 1);
+}

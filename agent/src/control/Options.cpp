@@ -37,7 +37,8 @@ const OptionSpec kSpecs[] = {
     {"threads", false, "split stacks by thread (same as split=thread); threads=REGEX samples only matching thread names"},
     {"lines", false, "add :line to Java frames"},
     {"depth", true, "maximum frames per stack (default 2048)"},
-    {"walk", true, "agct | vm: stack walker in the signal handler; vm is candor's own, crash-protected (default agct)"},
+    {"walk", true, "agct | vm | remote: who walks the stack; vm is candor's own walker, crash-protected, in the "
+                   "handler; remote runs it on a walker thread while the sampled thread waits (default agct)"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
@@ -163,7 +164,9 @@ std::string eventsName(const Options& o) {
   return s;
 }
 
-const char* walkModeName(WalkMode w) { return w == WalkMode::kVm ? "vm" : "agct"; }
+const char* walkModeName(WalkMode w) {
+  return w == WalkMode::kVm ? "vm" : w == WalkMode::kRemote ? "remote" : "agct";
+}
 
 const char* engineName(EngineKind e) {
   switch (e) {
@@ -361,7 +364,8 @@ ParseResult parseOptions(const char* text) {
     } else if (name == "walk") {
       if (value == "agct") o.walk = WalkMode::kAgct;
       else if (value == "vm") o.walk = WalkMode::kVm;
-      else return bad("agct or vm");
+      else if (value == "remote") o.walk = WalkMode::kRemote;
+      else return bad("agct, vm or remote");
     } else if (name == "ringsize") {
       uint64_t v;
       if (!parseUint(value, 1 << 20, &v) || v < 16 || (v & (v - 1)) != 0) {

@@ -11,7 +11,7 @@ enum class EngineKind { kCpu, kCtimer, kItimer };
 enum class SamplerMode { kNone, kWall, kSafepoint, kHandshake };
 enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp };
 // Who walks the stack in the signal handler: AsyncGetCallTrace, or candor's own walker.
-enum class WalkMode { kAgct, kVm };
+enum class WalkMode { kAgct, kVm, kRemote };
 const char* walkModeName(WalkMode w);
 
 const char* engineName(EngineKind e);

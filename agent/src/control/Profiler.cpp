@@ -22,6 +22,7 @@
 #include "output/OutputFile.h"
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
+#include "walk/RemoteWalker.h"
 #include "walk/vm/VmStackWalker.h"
 
 namespace candor {
@@ -147,9 +148,15 @@ bool Profiler::start(const Options& options, std::string* why) {
   }
   counters_.clear();
   walker_ = std::make_unique<AsgctWalker>(*ring_, counters_);
-  // walk=vm falls back to AGCT (with one log line) when this JVM lacks what the walker needs.
-  if (options_.walk == WalkMode::kVm && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
+  // walk=vm and walk=remote fall back to AGCT (with one log line) when this JVM lacks what the
+  // own walker needs.
+  if (options_.walk != WalkMode::kAgct && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
   walker_->useOwnWalker(options_.walk == WalkMode::kVm);
+  if (options_.walk == WalkMode::kRemote) {
+    remoteWalker_ = std::make_unique<RemoteWalker>(*ring_, counters_, &VmStackWalker::walk_signalSafe);
+    remoteWalker_->start();
+    walker_->useRemoteWalker(remoteWalker_.get());
+  }
   jvmtiWalker_ = std::make_unique<JvmtiWalker>(*ring_, counters_);
   if (engine_ && !engine_->start(options_, why)) return false;
   registry_.clear();
@@ -226,6 +233,14 @@ bool Profiler::stop(std::string* why) {
   }
   if (sampler_) sampler_->stop();  // first: it sends signals and holds jthread references
   SignalHandler::deactivate();     // after this no handler touches the ring
+  if (remoteWalker_) {             // and none waits for the walker
+    remoteWalker_->stop();
+    logInfo("remote walker: %llu stacks walked, %llu answered while the sampled thread spun, %llu after a futex wait",
+            static_cast<unsigned long long>(remoteWalker_->walks()),
+            static_cast<unsigned long long>(remoteWalker_->spinsSatisfied()),
+            static_cast<unsigned long long>(remoteWalker_->futexWaits()));
+    remoteWalker_.reset();
+  }
   registry_.end(Jvm::currentEnv());
   if (engine_) engine_->stop();
   writer_.stop();

@@ -54,6 +54,7 @@ class Profiler {
   std::unique_ptr<SampleRing> ring_;
   std::unique_ptr<AsgctWalker> walker_;
   std::unique_ptr<JvmtiWalker> jvmtiWalker_;
+  std::unique_ptr<RemoteWalker> remoteWalker_;  // walk=remote only
   std::unique_ptr<ThreadSampler> sampler_;
   int wallSignal_ = 0;
   HandlerCounters counters_;

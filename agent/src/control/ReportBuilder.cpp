@@ -32,7 +32,7 @@ LatencySummary summarize(const LatencyHistogram& h) {
 }
 
 uint32_t frameFor(ProfileSnapshot& snap, MethodResolver& resolver, const StoredFrame& f, bool lines) {
-  if (f.method == nullptr) return snap.intern("[unknown_method]", kKindFailure);
+  if (f.method == nullptr) return snap.intern(f.bci == kTruncatedFrameBci ? "[truncated]" : "[unknown_method]", kKindFailure);
   const MethodInfo& m = resolver.resolve(f.method);
   bool native = f.bci == kAsgctNativeFrameBci || f.bci == kStubFrameBci;  // stubs are generated machine code
   return snap.intern(m.frameName(f.bci, lines), native ? kKindNative : kKindJava);

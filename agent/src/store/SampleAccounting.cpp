@@ -19,7 +19,7 @@ void HandlerCounters::clear() {
   for (auto& d : dropped) d.store(0, std::memory_order_relaxed);
 }
 
-uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state) {
+uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state, uint32_t depth) {
   int k = static_cast<int>(kind);
   ThreadTicks& t = perThread_[slot.tid];
   t.ticks++;
@@ -40,7 +40,8 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind,
       code = it->second.code;
     }
   } else if (code > 0) {
-    trace = store_.add(slot.frames, code, slot.tid, kind, state);
+    // A stack that filled the slot may have lost its outermost frames: say so in the profile.
+    trace = store_.add(slot.frames, code, slot.tid, kind, state, 1, static_cast<uint32_t>(code) >= depth);
     recorded_[k]++;
     t.recorded++;
   }
@@ -58,7 +59,7 @@ uint64_t SampleAccounting::drain(SampleRing& ring) {
   for (SampleSlot* slot; (slot = ring.peek()) != nullptr; n++) {
     auto kind = static_cast<SampleKind>(slot->kind < kKinds ? slot->kind : 0);
     auto state = static_cast<ThreadState>(slot->state < kStates ? slot->state : 0);
-    uint32_t trace = landInBucket(*slot, kind, state);
+    uint32_t trace = landInBucket(*slot, kind, state, ring.depth());
     if (slot->latencyNs >= 0) {
       int k = static_cast<int>(kind);
       latency_[k].recordCorrected(static_cast<uint64_t>(slot->latencyNs), schedule_[k]);

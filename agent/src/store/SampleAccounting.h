@@ -87,7 +87,8 @@ class SampleAccounting {
     uint32_t trace;
     int32_t code;  // > 0: a stack (trace is valid); <= 0: the failure code
   };
-  uint32_t landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state);
+  // `depth`: the frames a slot holds; a stack that filled them is marked truncated.
+  uint32_t landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state, uint32_t depth);
 
   TraceStore& store_;
   DrainListener* listener_ = nullptr;

@@ -20,8 +20,10 @@ enum class Bucket : int {
   kSafepoint = 10,             // -10
   kNotJavaThread = 11,         // candor: signal hit a thread without a JNIEnv
   kWalkFault = 12,             // candor: the own walker (walk=vm) read bad memory; crash guard caught it
-  kUnknownError = 13,          // an AGCT code this build does not know
-  kCount = 14,
+  kRemoteBusy = 13,            // candor: walk=remote, every request slot was taken
+  kRemoteTimeout = 14,         // candor: walk=remote, no walker took the request within its timeout
+  kUnknownError = 15,          // an AGCT code this build does not know
+  kCount = 16,
 };
 
 // numFrames value a handler stores for a thread without a JNIEnv.
@@ -31,10 +33,15 @@ constexpr int32_t kNotJavaThreadCode = -1000;
 constexpr int32_t kRepeatLastCode = -1001;
 // numFrames value of a walk=vm tick whose walk faulted and was caught by the crash guard.
 constexpr int32_t kWalkFaultCode = -1002;
+// numFrames values of walk=remote ticks that were not walked (RemoteWalker).
+constexpr int32_t kRemoteBusyCode = -1003;
+constexpr int32_t kRemoteTimeoutCode = -1004;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
   if (code == kWalkFaultCode) return Bucket::kWalkFault;
+  if (code == kRemoteBusyCode) return Bucket::kRemoteBusy;
+  if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;
 }
@@ -43,7 +50,8 @@ inline const char* bucketName(Bucket b) {
   static const char* const kNames[] = {
       "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
       "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
-      "safepoint",     "not_java_thread", "walk_fault",    "unknown_error"};
+      "safepoint",     "not_java_thread", "walk_fault",    "remote_busy",      "remote_timeout",
+      "unknown_error"};
   return kNames[static_cast<int>(b)];
 }
 

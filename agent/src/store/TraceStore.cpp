@@ -15,22 +15,27 @@ uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
 }
 
 uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind, ThreadState state,
-                         uint64_t count) {
+                         uint64_t count, bool truncated) {
   size_t n = numFrames > 0 ? static_cast<size_t>(numFrames) : 0;
+  size_t marker = truncated ? 1 : 0;
+  static const ASGCT_CallFrame kMarker = {kTruncatedFrameBci, nullptr};
+  // Root first: the marker (if any), then the frames from the outermost in.
+  auto frameAt = [&](size_t d) -> const ASGCT_CallFrame& { return d < marker ? kMarker : frames[n - 1 - (d - marker)]; };
+  size_t total = n + marker;
   std::vector<uint32_t>& path = lastPath_[tid];
   // The root-side frames this sample shares with the thread's previous one: reused as they are.
   size_t common = 0;
-  size_t limit = std::min(path.size(), n);
+  size_t limit = std::min(path.size(), total);
   while (common < limit) {
-    const ASGCT_CallFrame& f = frames[n - 1 - common];
+    const ASGCT_CallFrame& f = frameAt(common);
     const StoredFrame& known = nodes_[path[common]].frame;
     if (known.method != f.method_id || known.bci != f.lineno) break;
     common++;
   }
   path.resize(common);
   uint32_t node = common > 0 ? path[common - 1] : 0;
-  for (size_t d = common; d < n; d++) {
-    node = child(node, frames[n - 1 - d]);
+  for (size_t d = common; d < total; d++) {
+    node = child(node, frameAt(d));
     path.push_back(node);
   }
   if (!nodes_[node].isTrace) {

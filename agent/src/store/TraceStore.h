@@ -17,6 +17,10 @@
 
 namespace candor {
 
+// bci of the marker frame a stack that filled its whole frame buffer gets at its root end: its
+// outermost callers may be missing (`depth=`). Its method is null.
+constexpr int32_t kTruncatedFrameBci = -101;
+
 struct StoredFrame {
   jmethodID method;
   int32_t bci;  // AGCT lineno field: bci, or kAsgctNativeFrameBci
@@ -26,8 +30,9 @@ struct StoredFrame {
 class TraceStore {
  public:
   // Adds one sample of `frames` (leaf first) taken on thread `tid`; returns the trace id.
+  // `truncated`: the stack filled the walker's buffer, so a [truncated] marker goes below it.
   uint32_t add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind = SampleKind::kCpu,
-               ThreadState state = ThreadState::kUnknown, uint64_t count = 1);
+               ThreadState state = ThreadState::kUnknown, uint64_t count = 1, bool truncated = false);
   // Counts one more sample of a trace already stored.
   void addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count = 1);
 

@@ -13,6 +13,11 @@ namespace candor {
 
 void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                                         uint64_t intendedNs) {
+  if (remote_ != nullptr) {  // it counts the tick and gets it walked on its own thread
+    auto tid = static_cast<int32_t>(syscall(SYS_gettid));
+    remote_->takeSample_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), tid, kind, state, latencyNs, intendedNs);
+    return;
+  }
   int k = static_cast<int>(kind);
   counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
   SampleSlot* slot = ring_.tryClaim_signalSafe();

@@ -2,6 +2,7 @@
 #pragma once
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
+#include "walk/RemoteWalker.h"
 
 namespace candor {
 
@@ -11,6 +12,8 @@ class AsgctWalker {
   // walk=vm: fill the slot with candor's own walker (walk/vm/) instead of AGCT. Set before the
   // handlers are activated.
   void useOwnWalker(bool on) { ownWalker_ = on; }
+  // walk=remote: hand every tick to the walker thread instead (set before activation).
+  void useRemoteWalker(RemoteWalker* remote) { remote_ = remote; }
 
   // Signal-handler path. Counts the tick, then either records it in a ring slot (a stack or a
   // failure code) or counts it as dropped when the ring is full. Never blocks or allocates.
@@ -23,6 +26,7 @@ class AsgctWalker {
   SampleRing& ring_;
   HandlerCounters& counters_;
   bool ownWalker_ = false;
+  RemoteWalker* remote_ = nullptr;
 };
 
 }  // namespace candor

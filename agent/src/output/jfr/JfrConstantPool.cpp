@@ -81,6 +81,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   };
   for (uint32_t t : traces) {
     for (const StoredFrame& f : src.store->frames(t)) {
+      if (f.bci == kTruncatedFrameBci) continue;  // JFR has a truncated flag instead
       uint64_t methodId = methods_.try_emplace(f.method, methods_.size() + 1).first->second;
       MethodUse* m = methods.add(methodId, MethodUse{});
       if (m == nullptr) continue;  // this chunk has it
@@ -149,8 +150,10 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     p.putVarInt(static_cast<int32_t>(traces.size()));
     for (uint32_t t : traces) {
       std::vector<StoredFrame> frames = src.store->frames(t);
+      bool truncated = !frames.empty() && frames.back().bci == kTruncatedFrameBci;
+      if (truncated) frames.pop_back();
       p.putVarLong(traceKey(t));
-      p.putBool(src.maxDepth > 0 && frames.size() >= src.maxDepth);
+      p.putBool(truncated || (src.maxDepth > 0 && frames.size() >= src.maxDepth));
       p.putVarInt(static_cast<int32_t>(frames.size()));
       for (const StoredFrame& f : frames) {
         p.putVarLong(methods_[f.method]);

@@ -4,6 +4,7 @@ import dev.candor.itest.stress.AllocStorm;
 import dev.candor.itest.stress.DeoptStorm;
 import dev.candor.itest.stress.JniStorm;
 import dev.candor.itest.workload.Hot;
+import dev.candor.itest.workload.DeepStack;
 import dev.candor.itest.workload.Intrinsic;
 import dev.candor.itest.workload.KnownAnswer;
 import dev.candor.itest.workload.WallStates;
@@ -65,10 +66,18 @@ class OwnWalkerTest {
         String name = "own-walker known-answer " + jdk;
         KnownAnswerRun agct = knownAnswer(jdk, "agct");
         KnownAnswerRun vm = knownAnswer(jdk, "vm");
-        Figures.line(String.format("%s: A share agct %s, vm %s (diff %+.1f points); worker recorded Java stacks"
-                        + " agct %s, vm %s; vm failures %s", name, Figures.pct(agct.shareA()), Figures.pct(vm.shareA()),
-                100 * (vm.shareA() - agct.shareA()), Figures.pct(agct.recordedShare()), Figures.pct(vm.recordedShare()),
-                Profiles.failures(vm.stats())));
+        KnownAnswerRun remote = knownAnswer(jdk, "remote");
+        Figures.line(String.format("%s: A share agct %s, vm %s (diff %+.1f points), remote %s (diff %+.1f points);"
+                        + " worker recorded Java stacks agct %s, vm %s, remote %s; vm failures %s; remote failures %s",
+                name, Figures.pct(agct.shareA()), Figures.pct(vm.shareA()), 100 * (vm.shareA() - agct.shareA()),
+                Figures.pct(remote.shareA()), 100 * (remote.shareA() - agct.shareA()), Figures.pct(agct.recordedShare()),
+                Figures.pct(vm.recordedShare()), Figures.pct(remote.recordedShare()), Profiles.failures(vm.stats()),
+                Profiles.failures(remote.stats())));
+        assertTrue(remote.statsJson().contains("\"walker\": \"remote\""), name + ": stats do not say walker remote");
+        assertTrue(remote.samples() >= 1000, name + ": too few samples of A and B with walk=remote: " + remote.samples());
+        assertEquals(agct.shareA(), remote.shareA(), 0.02, name + ": share of A, walk=agct vs walk=remote");
+        assertTrue(remote.recordedShare() >= 0.99, name + ": walk=remote recorded only "
+                + Figures.pct(remote.recordedShare()) + " of the worker's ticks as Java stacks");
         assertTrue(vm.statsJson().contains("\"walker\": \"vm\""), name + ": stats do not say walker vm");
         assertTrue(agct.statsJson().contains("\"walker\": \"agct\""), name + ": stats do not say walker agct");
         assertTrue(vm.samples() >= 1000, name + ": too few samples of A and B: " + vm.samples());
@@ -82,7 +91,7 @@ class OwnWalkerTest {
     void intrinsicStubsAreNamedFrames(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         String summary = "own-walker intrinsics " + jdk + ":";
-        for (String walk : List.of("agct", "vm")) {
+        for (String walk : List.of("agct", "vm", "remote")) {
             String name = "own-walker intrinsics " + jdk + " walk=" + walk;
             Path dir = Build.runDir("own-walker-intrinsics-" + jdk.label() + "-" + walk);
             Path collapsedFile = dir.resolve("in.collapsed");
@@ -101,7 +110,7 @@ class OwnWalkerTest {
             long copyStub = worker.countAny(f -> f.startsWith("[stub] StubRoutines::") && f.contains("arraycopy"));
             summary += String.format(" walk=%s unattributed %s of %d (%s), stub frames CRC32 %d arraycopy %d;",
                     walk, Figures.pct(share), worker.total(), Profiles.failures(stats), crcStub, copyStub);
-            if (walk.equals("vm")) {
+            if (!walk.equals("agct")) {
                 assertTrue(worker.total() >= 1000, name + ": too few samples: " + worker.total());
                 assertTrue(share < 0.01, name + ": unattributed share " + Figures.pct(share) + "\n" + worker);
                 assertTrue(crcStub > 0.1 * worker.total(), name + ": no named CRC32 stub frames\n" + worker);
@@ -120,11 +129,12 @@ class OwnWalkerTest {
         jdk.assumePresent();
         record Case(String label, Class<?> main, List<String> jvmArgs) {
         }
+        for (String walk : List.of("vm", "remote"))
         for (Case c : List.of(new Case("deopt", DeoptStorm.class, List.of()),
                 new Case("alloc-g1", AllocStorm.class, List.of("-XX:+UseG1GC")),
                 new Case("jni", JniStorm.class, List.of()))) {
-            String name = "own-walker stress " + c.label() + " " + jdk;
-            Path dir = Build.runDir("own-walker-stress-" + c.label() + "-" + jdk.label());
+            String name = "own-walker stress " + c.label() + " " + jdk + " walk=" + walk;
+            Path dir = Build.runDir("own-walker-stress-" + c.label() + "-" + jdk.label() + "-" + walk);
             Path statsFile = dir.resolve("stats.json");
             Path collapsedFile = dir.resolve("profile.collapsed");
             List<String> args = new ArrayList<>(List.of("4"));
@@ -132,20 +142,60 @@ class OwnWalkerTest {
                 args.add(StressTest.buildJniLibrary(jdk, dir).toString());
             }
             Jvm.Result run = Jvm.of(jdk, dir)
-                    .agent("start,interval=100us,walk=vm,file=" + collapsedFile + ",stats=" + statsFile)
+                    .agent("start,interval=100us,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
                     .jvmArg(c.jvmArgs().toArray(String[]::new))
                     .main(c.main(), args.toArray(String[]::new))
                     .run(Duration.ofSeconds(90));
             StressTest.assertSurvived(run, dir, name);
             ProfileStats stats = Profiles.stats(statsFile, run);
             Profiles.assertIdentity(stats, name);
-            assertTrue(Files.readString(statsFile).contains("\"walker\": \"vm\""), name + ": not walked by walk=vm");
+            assertTrue(Files.readString(statsFile).contains("\"walker\": \"" + walk + "\""), name + ": not walked by walk=" + walk);
             assertTrue(stats.failures().containsKey("walk_fault"), name + ": no walk_fault count in " + stats.failures());
             assertTrue(stats.ticks() > 5000, name + ": too few ticks: " + stats.ticks());
             Figures.line(String.format("%s: exit %d, %d ticks, recorded %s, walk_fault %d, failures %s", name,
                     run.exitCode(), stats.ticks(), Figures.pct(stats.recordedFraction()), stats.failure("walk_fault"),
                     Profiles.failures(stats)));
         }
+    }
+
+    /**
+     * A 10,000-frame recursion at 1 ms: with depth=12000 every walker keeps the whole stack (root
+     * frame present, 10,000 recursion frames); with the default depth it is cut and marked [truncated].
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void tenThousandFrameRecursionIsCapturedWhole(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String summary = "own-walker 10,000 frames " + jdk + ":";
+        for (String config : List.of("walk=agct,depth=12000", "walk=vm,depth=12000", "walk=remote,depth=12000", "walk=remote")) {
+            String name = "own-walker 10,000 frames " + jdk + " " + config;
+            Path dir = Build.runDir("own-walker-deep-" + jdk.label() + "-" + config.replaceAll("[=,]", "-"));
+            Path collapsedFile = dir.resolve("deep.collapsed");
+            Path statsFile = dir.resolve("deep.json");
+            Jvm.Result run = Jvm.of(jdk, dir)
+                    .agent("start,event=cpu,interval=1ms,threads," + config + ",file=" + collapsedFile + ",stats=" + statsFile)
+                    .main(DeepStack.class, "10000", "3")
+                    .run(Duration.ofSeconds(90));
+            assertEquals(0, run.exitCode(), run.describe());
+            ProfileStats stats = Profiles.stats(statsFile, run);
+            Profiles.assertIdentity(stats, name);
+            CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), DeepStack.THREAD, name);
+            long inLeaf = worker.countAny(CollapsedProfile.method(DeepStack.LEAF));
+            long whole = worker.count(s -> s.anyFrame(f -> f.startsWith(DeepStack.ROOT))
+                    && s.frames().stream().filter(f -> f.startsWith(DeepStack.RECURSE)).count() >= 10_000);
+            long truncated = worker.count(s -> s.anyFrame(f -> f.equals("[truncated]")));
+            summary += String.format(" %s: %d in leaf, %d whole, %d marked truncated (recorded %s);", config, inLeaf,
+                    whole, truncated, Figures.pct(stats.recordedFraction()));
+            assertTrue(inLeaf >= 1000, name + ": too few samples in the leaf: " + inLeaf);
+            if (config.contains("depth=12000")) {
+                assertTrue(whole >= 0.95 * inLeaf, name + ": only " + whole + " of " + inLeaf + " leaf samples whole");
+                assertEquals(0, truncated, name + ": stacks marked truncated although they fit");
+            } else {
+                assertEquals(0, whole, name + ": a 10,000-frame stack does not fit the default depth");
+                assertTrue(truncated >= 0.95 * inLeaf, name + ": only " + truncated + " of " + inLeaf + " marked [truncated]");
+            }
+        }
+        Figures.line(summary);
     }
 
     /** Blocked, sleeping and reading threads are walked from their last Java frame (the anchor). */
