@@ -108,6 +108,7 @@ class SignalSafetyAuditTest {
             args.add(Arguments.of(jdk, "event=ctimer,jitter=20", DeoptStorm.class));
             args.add(Arguments.of(jdk, "event=itimer", AllocStorm.class));
             args.add(Arguments.of(jdk, "event=cpu,walk=vm", DeoptStorm.class));  // own walker + crash guard
+            args.add(Arguments.of(jdk, "event=cpu,walk=remote", DeoptStorm.class));  // handshake with the walker thread
         }
         return args.stream();
     }
