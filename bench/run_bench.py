@@ -64,20 +64,20 @@ PEERS = {
     "jfr-cputime-1ms":   {"kind": "jfr", "cputime": "1ms", "label": "JFR CPUTimeSample 1 ms (JDK 25)", "floor": "1ms",
                           "min_feature": 25},
 }
-FULL_CONFIGS = ["none", "10ms", "1ms", "100us", "wall", "ap-cpu-10ms", "ap-cpu-1ms", "ap-cpu-100us", "ap-cpu-1ms-nocs",
+FULL_CONFIGS = ["none", "10ms", "1ms", "100us", "1ms-vm", "100us-vm", "100us-remote", "wall", "ap-cpu-10ms", "ap-cpu-1ms", "ap-cpu-100us", "ap-cpu-1ms-nocs",
                 "ap-cpu-100us-nocs", "ap-itimer-10ms", "ap-itimer-1ms", "jfr-profile", "jfr-1ms", "jfr-cputime-1ms"]
 # the demo (fixed time) runs the candor intervals and one of each peer
-DEMO_CONFIGS = ["none", "10ms", "1ms", "100us", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-profile", "jfr-1ms",
+DEMO_CONFIGS = ["none", "10ms", "1ms", "100us", "100us-vm", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-profile", "jfr-1ms",
                 "jfr-cputime-1ms"]
 # the thread-heavy workloads run a subset, to keep `make bench` within 25 minutes
-EXTRA_CONFIGS = ["none", "1ms", "100us", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms"]
+EXTRA_CONFIGS = ["none", "1ms", "100us", "100us-vm", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms"]
 QUICK_CONFIGS = ["none", "1ms", "100us", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms",
                  "jfr-cputime-1ms"]
 # Library workloads (H2, Jackson, Lucene, regex; `candor-bench-workloads.jar NAME`): a fixed amount of
 # work each, ~4-6 s; they run candor at 1 ms beside the equal-work async-profiler config, to keep the
 # full bench within its time budget (README: durations)
 LIB_WORKLOADS = ["h2", "jackson", "lucene", "regex"]
-LIB_CONFIGS = ["none", "1ms", "ap-cpu-1ms-nocs"]
+LIB_CONFIGS = ["none", "1ms", "1ms-vm", "ap-cpu-1ms-nocs"]
 # The memory phase (issue 7: agent memory <= 20 MB RSS on top of the JVM for a 1-minute 1 ms recording
 # of the library workloads): `lib --seconds 60` (the four in turn in one JVM) with these configs.
 MEMORY_CONFIGS = ["none", "1ms", "ap-cpu-1ms-nocs", "jfr-1ms"]
@@ -87,11 +87,28 @@ TARGET_JAVA_SHARE = 0.99
 SELF_RE = r"loops=(\d+) elapsed_ms=(\d+) cpu_ms=(-?\d+) thread_cpu_ms=(\d+)"
 
 
+# candor with its own stack walker (issue 9): "<interval>-<walk>", e.g. "100us-vm", "100us-remote"
+WALKS = ("vm", "remote")
+
+
+def candor_interval(cfg):
+    """The INTERVALS key of a candor cpu config ("1ms", "100us-vm", ...), or None for any other."""
+    if cfg in INTERVALS:
+        return cfg
+    base, _, walk = cfg.partition("-")
+    return base if base in INTERVALS and walk in WALKS else None
+
+
+def candor_walk(cfg):
+    return cfg.partition("-")[2] if candor_interval(cfg) and cfg not in INTERVALS else None
+
+
 def config_label(cfg):
     if cfg == "none":
         return "no profiler"
-    if cfg in INTERVALS:
-        return "candor cpu %s" % cfg
+    if candor_interval(cfg):
+        walk = candor_walk(cfg)
+        return "candor cpu %s%s" % (candor_interval(cfg), " walk=" + walk if walk else "")
     return PEERS.get(cfg, {}).get("label", cfg)
 
 
@@ -541,7 +558,9 @@ class Bench:
     def sampling_opts(self, wl_name, cfg, rep_tag):
         stats = os.path.join(OUT, "runs", "%s-%s-%s.json" % (wl_name, cfg, rep_tag))
         collapsed = os.path.join(OUT, "collapsed", "%s-%s.collapsed" % (wl_name, cfg))
-        opts = "start,event=cpu,interval=%s,file=%s,stats=%s,quiet" % (cfg, collapsed, stats)
+        opts = "start,event=cpu,interval=%s,file=%s,stats=%s,quiet" % (candor_interval(cfg), collapsed, stats)
+        if candor_walk(cfg):
+            opts += ",walk=" + candor_walk(cfg)
         return opts, stats
 
     # -- one run of each kind --
@@ -654,7 +673,7 @@ class Bench:
         what = "%s/%s round %s" % (r["workload"], r["config"], r["round"])
         if r["exit"] != 0:
             self.anomaly("%s: JVM exited with %d; last output: %s" % (what, r["exit"], r["output_tail"][-500:]))
-        if r["config"] in INTERVALS:
+        if candor_interval(r["config"]):
             s = r.get("stats")
             if s is None:
                 self.anomaly("%s: no stats JSON written" % what)
@@ -665,8 +684,11 @@ class Bench:
                 self.anomaly("%s: ticks %d != recorded + dropped + failures = %d" % (what, ticks, parts))
             if s.get("engine") != "cpu":
                 self.anomaly("%s: engine is %r, not cpu" % (what, s.get("engine")))
-            if s.get("interval_ns") != INTERVALS[r["config"]]:
-                self.anomaly("%s: interval_ns %r, expected %d" % (what, s.get("interval_ns"), INTERVALS[r["config"]]))
+            if s.get("interval_ns") != INTERVALS[candor_interval(r["config"])]:
+                self.anomaly("%s: interval_ns %r, expected %d" % (what, s.get("interval_ns"),
+                                                                   INTERVALS[candor_interval(r["config"])]))
+            if candor_walk(r["config"]) and s.get("walker") != candor_walk(r["config"]):
+                self.anomaly("%s: walker %r, expected %s" % (what, s.get("walker"), candor_walk(r["config"])))
             req, got = s.get("requested_per_cpu_second"), s.get("samples_per_cpu_second")
             # (short runs are exempt: every thread loses up to one interval of CPU that never elapses)
             if req and got is not None and ticks >= 500 and not (0.8 * req <= got <= 1.2 * req):
@@ -1075,7 +1097,7 @@ def summarize(runs, workload_names, configs):
                     if fl and fl > 0:
                         e["floor_us"] = fl
                         e["cost_over_floor"] = e["us_per_sample"] / fl
-            if cfg in INTERVALS or cfg == "wall":
+            if candor_interval(cfg) or cfg == "wall":
                 stats = [r.get("stats") or {} for r in rs]
                 lat = [((s.get("kinds") or {}).get("wall" if cfg == "wall" else "cpu") or {}).get("latency") or {}
                        for s in stats]
@@ -1098,7 +1120,7 @@ def summarize(runs, workload_names, configs):
                     e["noise_cpu_s"] = (max(r["cpu_n"] for r in none) - min(r["cpu_n"] for r in none)) / 2
                     e["us_per_sample"] = (cpu - n_cpu) / ticks * 1e6
                     e["paired_us_per_sample"] = paired_cost(none, rs, lambda r: r.get("ticks_n"), "cpu_n")
-                    fl = out["floor"].get(cfg, {}).get("us_per_signal")
+                    fl = out["floor"].get(candor_interval(cfg), {}).get("us_per_signal")
                     if fl and fl > 0:
                         e["floor_us"] = fl
                         e["cost_over_floor"] = e["us_per_sample"] / fl
