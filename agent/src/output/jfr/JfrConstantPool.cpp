@@ -86,7 +86,10 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       MethodUse* m = methods.add(methodId, MethodUse{});
       if (m == nullptr) continue;  // this chunk has it
       const MethodInfo& info = src.method(f.method);
-      std::string className = internalClassName(info.className.empty() ? "[unknown]" : info.className);
+      // A stub is machine code without a class: an empty class name marks a native frame for
+      // readers (as async-profiler writes its C frames), so tools can charge it to its Java caller.
+      bool stub = f.bci == kStubFrameBci;
+      std::string className = stub ? std::string() : internalClassName(info.className.empty() ? "[unknown]" : info.className);
       bool hidden = isHiddenClassName(className);
       m->type = idOf(classes_, className);
       m->name = symbol(info.methodName);
