@@ -127,8 +127,13 @@ class StressTest {
         if (c.main() == JniStorm.class) {
             args.add(buildJniLibrary(jdk, dir).toString());
         }
+        // Stacks 30,000+ frames deep: at the default depth (2048) one AGCT walk costs about the
+        // 100 us interval, and the thread then spends nearly all its CPU in the handler (runs took
+        // 8-40 s instead of 2.6 s, at any commit). This case tests signals in the guard zones, so it
+        // samples shallower; the storm itself is a known problem (issue notes).
+        String depth = c.main() == StackOverflow.class ? ",depth=256" : "";
         Jvm jvm = Jvm.of(jdk, dir)
-                .agent("start,interval=" + INTERVAL + ",file=" + collapsedFile + ",file=" + jfrFile + ",stats=" + statsFile)
+                .agent("start,interval=" + INTERVAL + depth + ",file=" + collapsedFile + ",file=" + jfrFile + ",stats=" + statsFile)
                 .jvmArg(c.jvmArgs().toArray(String[]::new))
                 .main(c.main(), args.toArray(String[]::new));
         Jvm.Result run = jvm.run(Duration.ofSeconds((long) secs + 60));
