@@ -20,7 +20,8 @@ struct Entry {
 };
 Entry gEntries[kMaxFd];
 
-size_t pageSize() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+// Read once, outside the handler: the handler only uses the mapping's own data_offset/data_size.
+const size_t kPageSize = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 
 // Copies n bytes at ring position `pos` (modulo the data size): records may wrap.
 void copyFromRing_signalSafe(const char* data, uint64_t size, uint64_t pos, void* out, size_t n) {
@@ -31,7 +32,7 @@ void copyFromRing_signalSafe(const char* data, uint64_t size, uint64_t pos, void
 
 void* PerfTimeRing::map(int fd, int tid) {
   if (fd < 0 || fd >= kMaxFd) return nullptr;
-  size_t len = pageSize() * (1 + kDataPages);
+  size_t len = kPageSize * (1 + kDataPages);
   void* ring = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED) return nullptr;
   gEntries[fd].page.store(static_cast<perf_event_mmap_page*>(ring), std::memory_order_relaxed);
@@ -45,7 +46,7 @@ void PerfTimeRing::unmap(int fd, void* ring) {
     gEntries[fd].tid.store(0, std::memory_order_seq_cst);
     gEntries[fd].page.store(nullptr, std::memory_order_relaxed);
   }
-  munmap(ring, pageSize() * (1 + kDataPages));
+  munmap(ring, kPageSize * (1 + kDataPages));
 }
 
 int64_t PerfTimeRing::latencyOfNewest_signalSafe(int fd, int callingTid) {
@@ -57,8 +58,8 @@ int64_t PerfTimeRing::latencyOfNewest_signalSafe(int fd, int callingTid) {
   // the space back by storing data_tail after the last read of the records.
   uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = page->data_tail;
-  uint64_t size = page->data_size != 0 ? page->data_size : pageSize() * kDataPages;
-  const char* data = reinterpret_cast<const char*>(page) + (page->data_offset != 0 ? page->data_offset : pageSize());
+  uint64_t size = page->data_size != 0 ? page->data_size : kPageSize * kDataPages;
+  const char* data = reinterpret_cast<const char*>(page) + (page->data_offset != 0 ? page->data_offset : kPageSize);
   uint64_t newest = 0;
   while (tail + sizeof(perf_event_header) <= head) {
     perf_event_header header;

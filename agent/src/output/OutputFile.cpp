@@ -80,24 +80,7 @@ int openOutputFile(const std::string& path, std::string* why) {
 }
 
 bool writeOutputFile(const std::string& path, const std::string& content, std::string* why) {
-  int fd = openOutputFile(path, why);
-  if (fd < 0) return false;
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      *why = strerror(errno);
-      close(fd);
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) != 0) {
-    *why = strerror(errno);
-    return false;
-  }
-  return true;
+  return writeOutputFileStreamed(path, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); }, why);
 }
 
 bool writeOutputFileStreamed(const std::string& path, const std::function<void(std::ostream&)>& write,
