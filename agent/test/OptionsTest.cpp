@@ -118,7 +118,7 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"signal=SIGSEGV", "option 'signal' needs a signal the JVM does not use (SIGVTALRM, SIGURG, SIGUSR1, SIGPWR...) (got 'SIGSEGV')"},
       {"signal=nope", "option 'signal' needs a signal name such as SIGVTALRM or a number (got 'nope')"},
       {"jitter=200", "option 'jitter' needs a percentage from 0 to 90 (got '200')"},
-      {"depth=0", "option 'depth' needs a number of frames from 1 to 65536 (got '0')"},
+      {"depth=0", "option 'depth' needs a number of frames from 1 to 262144, or unlimited (got '0')"},
       {"ringsize=100", "option 'ringsize' needs a power of two from 16 to 1048576 (got '100')"},
       {"file=out.pdf", "option 'file' needs a path ending in .html, .collapsed, .txt, .jfr or .json (got 'out.pdf')"},
       {"file=", "option 'file' needs a path (got '')"},

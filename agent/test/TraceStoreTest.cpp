@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
+#include "walk/SlotFill.h"
 
 using namespace candor;
 
@@ -132,36 +135,115 @@ TEST(TickBuckets, AgctCodesHaveNames) {
   EXPECT_STREQ(bucketName(bucketForCode(-11)), "unknown_error");
 }
 
-TEST(SampleAccounting, AStackThatFillsItsSlotIsMarkedTruncatedAtItsRoot) {
-  SampleRing ring(8, 4);  // slots of 4 frames
+// A walk of a stack `depth` frames deep, writing at most `max` (what AGCT and the walkers do).
+auto walkOf(int depth) {
+  return [depth](ASGCT_CallFrame* frames, int32_t max) {
+    int n = depth < max ? depth : max;
+    for (int i = 0; i < n; i++) frames[i] = {i, m(i + 1)};
+    return n;
+  };
+}
+
+// Fills and publishes one sample of a stack `depth` frames deep, as a handler does.
+void publishStack(SampleRing& ring, int depth) {
+  SampleSlot* s = ring.tryClaim_signalSafe();
+  ASSERT_NE(s, nullptr);
+  s->tid = 1;
+  s->numFrames = fillFrames_signalSafe(ring, s, walkOf(depth));
+  ring.publish_signalSafe(s);
+}
+
+// Frames stored per trace, and how many traces end in the [truncated] marker.
+std::pair<std::vector<size_t>, int> storedDepths(const TraceStore& store) {
+  std::vector<size_t> sizes;
+  int marked = 0;
+  for (const auto& [key, n] : store.counts()) {
+    std::vector<StoredFrame> f = store.frames(key.trace);
+    bool cut = f.back().bci == kTruncatedFrameBci;
+    if (cut) {
+      EXPECT_EQ(f.back().method, nullptr);
+      EXPECT_EQ(f[f.size() - 2], (StoredFrame{m(f.size() - 1), static_cast<int>(f.size()) - 2}));
+    }
+    marked += cut;
+    sizes.push_back(cut ? f.size() - 1 : f.size());
+  }
+  std::sort(sizes.begin(), sizes.end());
+  return {sizes, marked};
+}
+
+TEST(SampleAccounting, WithoutSpillBuffersAStackThatFillsItsSlotIsMarkedTruncatedAtItsRoot) {
+  SampleRing ring(8, 4);  // slots of 4 frames, no spill buffers: depth=4
   TraceStore store;
   SampleAccounting accounting(store);
-  auto publish = [&](int numFrames) {
+  publishStack(ring, 6);
+  publishStack(ring, 3);
+  accounting.drain(ring);
+  EXPECT_EQ(accounting.recorded(), 2u) << "a truncated stack is still a recorded sample";
+  auto [sizes, marked] = storedDepths(store);
+  EXPECT_EQ(sizes, (std::vector<size_t>{3, 4}));
+  EXPECT_EQ(marked, 1);
+}
+
+TEST(SampleAccounting, AStackDeeperThanItsSlotContinuesInASpillBufferIntact) {
+  SampleRing ring(8, 4, 2, 16);  // slots of 4 frames; 2 spill buffers of 16
+  TraceStore store;
+  SampleAccounting accounting(store);
+  publishStack(ring, 10);
+  accounting.drain(ring);
+  auto [sizes, marked] = storedDepths(store);
+  EXPECT_EQ(sizes, (std::vector<size_t>{10}));
+  EXPECT_EQ(marked, 0);
+  EXPECT_EQ(ring.spill().lent(), 1u);
+  publishStack(ring, 11);  // the buffer came back with the drain
+  publishStack(ring, 12);
+  accounting.drain(ring);
+  EXPECT_EQ(ring.spill().refused(), 0u);
+  EXPECT_EQ(storedDepths(store).second, 0);
+}
+
+TEST(SampleAccounting, WhenEverySpillBufferIsLentOutTheStackIsCutAtItsSlotAndMarked) {
+  SampleRing ring(8, 4, 2, 16);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  publishStack(ring, 10);
+  publishStack(ring, 11);
+  publishStack(ring, 12);  // both buffers are still lent: not drained yet
+  publishStack(ring, 20);
+  accounting.drain(ring);
+  auto [sizes, marked] = storedDepths(store);
+  EXPECT_EQ(sizes, (std::vector<size_t>{4, 10, 11})) << "12 and 20 cut to the same 4 frames: one trace";
+  EXPECT_EQ(marked, 1);
+  EXPECT_EQ(ring.spill().refused(), 2u);
+  publishStack(ring, 20);  // deeper than a spill buffer: cut at 16 and marked
+  accounting.drain(ring);
+  EXPECT_EQ(storedDepths(store).first, (std::vector<size_t>{4, 10, 11, 16}));
+}
+
+TEST(SampleAccounting, AThreadWhoseLastStackWasDeepWalksStraightIntoASpillBuffer) {
+  SampleRing ring(8, 4, 2, 16);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  DeepStackHints hints;
+  int walks = 0;
+  auto publish = [&](int depth) {
     SampleSlot* s = ring.tryClaim_signalSafe();
     ASSERT_NE(s, nullptr);
     s->tid = 1;
-    s->numFrames = numFrames;
-    for (int i = 0; i < numFrames; i++) s->frames[i] = {i, m(i + 1)};
+    auto walk = walkOf(depth);
+    s->numFrames = fillFrames_signalSafe(ring, s, [&](ASGCT_CallFrame* f, int32_t max) { walks++; return walk(f, max); },
+                                         &hints, 1);
     ring.publish_signalSafe(s);
+    accounting.drain(ring);
   };
-  publish(4);
+  publish(10);
+  EXPECT_EQ(walks, 2) << "the first deep stack: into the slot, then into a buffer";
+  publish(10);
+  EXPECT_EQ(walks, 3) << "expected deep: one walk";
   publish(3);
-  accounting.drain(ring);
-  EXPECT_EQ(accounting.recorded(), 2u) << "a truncated stack is still a recorded sample";
-  std::vector<uint32_t> ids;
-  for (const auto& [key, n] : store.counts()) ids.push_back(key.trace);
-  ASSERT_EQ(ids.size(), 2u);
-  int marked = 0;
-  for (uint32_t id : ids) {
-    std::vector<StoredFrame> f = store.frames(id);
-    if (f.back().bci == kTruncatedFrameBci) {
-      marked++;
-      EXPECT_EQ(f.size(), 5u);
-      EXPECT_EQ(f.back().method, nullptr);
-      EXPECT_EQ(f[3], (StoredFrame{m(4), 3}));
-    } else {
-      EXPECT_EQ(f.size(), 3u);
-    }
-  }
-  EXPECT_EQ(marked, 1);
+  EXPECT_EQ(walks, 5) << "shallow again: the buffer walk, then the slot";
+  publish(3);
+  EXPECT_EQ(walks, 6);
+  auto [sizes, marked] = storedDepths(store);
+  EXPECT_EQ(sizes, (std::vector<size_t>{3, 10}));
+  EXPECT_EQ(marked, 0);
 }

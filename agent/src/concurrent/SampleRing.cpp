@@ -4,8 +4,8 @@
 
 namespace candor {
 
-SampleRing::SampleRing(uint32_t capacity, uint32_t depth)
-    : capacity_(capacity), depth_(depth), mask_(capacity - 1), base_(nullptr) {
+SampleRing::SampleRing(uint32_t capacity, uint32_t depth, uint32_t spillBuffers, uint32_t spillFrames)
+    : capacity_(capacity), depth_(depth), mask_(capacity - 1), base_(nullptr), spill_(spillBuffers, spillFrames) {
   size_t raw = offsetof(SampleSlot, frames) + sizeof(ASGCT_CallFrame) * depth;
   stride_ = (raw + 63) & ~size_t(63);  // own cache line for each slot header
   bytes_ = stride_ * capacity;
@@ -26,7 +26,11 @@ SampleSlot* SampleRing::tryClaim_signalSafe() {
     SampleSlot* slot = slotAt(pos);
     int64_t diff = static_cast<int64_t>(lv(slot->seq) - pos);
     if (diff == 0) {
-      if (casWeak(tail_, pos, pos + 1)) return slot;  // on failure pos holds the new tail
+      if (casWeak(tail_, pos, pos + 1)) {  // on failure pos holds the new tail
+        slot->truncated = 0;
+        slot->spill = -1;
+        return slot;
+      }
     } else if (diff < 0) {
       return nullptr;  // the consumer has not released this slot: full
     } else {
@@ -46,6 +50,7 @@ SampleSlot* SampleRing::peek() {
 }
 
 void SampleRing::release(SampleSlot* slot) {
+  if (slot->spill >= 0) spill_.release_signalSafe(slot->spill);
   so(slot->seq, head_ + capacity_);
   head_++;
 }

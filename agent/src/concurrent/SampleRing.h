@@ -20,12 +20,14 @@
 // A claimed slot that is not yet published stops the consumer at that index until the producer
 // publishes it. Producers are signal handlers that run to completion, so this wait is bounded by
 // one stack walk. The memory comes from mmap: pages are touched only when a deep stack needs them.
+// A stack deeper than a slot continues in a buffer of the ring's SpillPool, named by the slot.
 #pragma once
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include "concurrent/Ordering.h"
+#include "concurrent/SpillPool.h"
 #include "jvm/AsgctTypes.h"
 
 namespace candor {
@@ -38,29 +40,40 @@ struct SampleSlot {
   int64_t latencyNs;     // from the intended sample time to timeNs; -1 when not measured
   uint8_t kind;          // SampleKind
   uint8_t state;         // ThreadState
+  uint8_t truncated;     // 1: the walk stopped at the depth limit; outer frames may be missing
+  int16_t spill;         // >= 0: the frames are in this SpillPool buffer, not in `frames`
   ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
 };
 
 class SampleRing {
  public:
-  // capacity must be a power of two (else ok() is false); depth is the frames a slot holds.
-  SampleRing(uint32_t capacity, uint32_t depth);
+  // capacity must be a power of two (else ok() is false); depth is the frames a slot holds;
+  // deeper stacks may borrow one of `spillBuffers` buffers of `spillFrames` frames.
+  SampleRing(uint32_t capacity, uint32_t depth, uint32_t spillBuffers = 0, uint32_t spillFrames = 0);
   ~SampleRing();
   SampleRing(const SampleRing&) = delete;
   SampleRing& operator=(const SampleRing&) = delete;
 
-  bool ok() const { return base_ != nullptr; }
+  bool ok() const { return base_ != nullptr && spill_.ok(); }
   uint32_t capacity() const { return capacity_; }
   uint32_t depth() const { return depth_; }
+  // The deepest stack a sample can hold: a slot, or a spill buffer when the pool has any.
+  uint32_t maxDepth() const { return spill_.frames() > depth_ ? spill_.frames() : depth_; }
+  SpillPool& spill() { return spill_; }
 
-  // Signal-handler path: returns a slot owned by the caller, or nullptr when the ring is full.
+  // Signal-handler path: returns a slot owned by the caller (not truncated, no spill buffer), or
+  // nullptr when the ring is full.
   SampleSlot* tryClaim_signalSafe();
   // Signal-handler path: makes a claimed slot visible to the consumer.
   void publish_signalSafe(SampleSlot* slot);
 
   // Consumer side (one thread only): the next published slot, or nullptr if none is ready.
   SampleSlot* peek();
-  // Consumer side: returns the slot obtained from peek() to the producers.
+  // Consumer side: the frames of a slot obtained from peek(), wherever they are.
+  const ASGCT_CallFrame* framesOf(const SampleSlot* slot) const {
+    return slot->spill >= 0 ? spill_.buffer(slot->spill) : slot->frames;
+  }
+  // Consumer side: returns the slot obtained from peek() (and its spill buffer) to the producers.
   void release(SampleSlot* slot);
 
   // Consumer side: samples published but not yet consumed (approximate while producers run).
@@ -77,6 +90,7 @@ class SampleRing {
   size_t stride_;
   size_t bytes_;
   char* base_;
+  SpillPool spill_;
   alignas(64) std::atomic<uint64_t> tail_{0};  // next index a producer claims
   alignas(64) uint64_t head_{0};               // next index the consumer reads (consumer-owned)
 };

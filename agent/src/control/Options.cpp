@@ -36,7 +36,7 @@ const OptionSpec kSpecs[] = {
     {"allthreads", false, "also sample GC, compiler and other JVM threads"},
     {"threads", false, "split stacks by thread (same as split=thread); threads=REGEX samples only matching thread names"},
     {"lines", false, "add :line to Java frames"},
-    {"depth", true, "maximum frames per stack (default 2048)"},
+    {"depth", true, "maximum frames per stack, a number or unlimited (default unlimited: 262144)"},
     {"walk", true, "agct | vm | remote: who walks the stack; vm is candor's own walker, crash-protected, in the "
                    "handler; remote runs it on a walker thread while the sampled thread waits (default agct)"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
@@ -359,7 +359,8 @@ ParseResult parseOptions(const char* text) {
       o.jitterPct = static_cast<int>(v);
     } else if (name == "depth") {
       uint64_t v;
-      if (!parseUint(value, 65536, &v) || v == 0) return bad("a number of frames from 1 to 65536");
+      if (value == "unlimited") v = kUnlimitedDepth;
+      else if (!parseUint(value, kUnlimitedDepth, &v) || v == 0) return bad("a number of frames from 1 to 262144, or unlimited");
       o.depth = static_cast<uint32_t>(v);
     } else if (name == "walk") {
       if (value == "agct") o.walk = WalkMode::kAgct;

@@ -17,6 +17,12 @@ const char* walkModeName(WalkMode w);
 const char* engineName(EngineKind e);
 const char* samplerModeName(SamplerMode m);
 
+// depth=unlimited: deeper than any thread stack of default size can hold (a frame takes at
+// least 16 bytes of stack), so only a stack grown with a huge -Xss can ever be cut.
+constexpr uint32_t kUnlimitedDepth = 262144;
+// Frames a ring slot holds; deeper stacks borrow a spill buffer (concurrent/SpillPool.h).
+constexpr uint32_t kSlotDepth = 2048;
+
 struct Options {
   Command command = Command::kNone;
   bool cpuEngine = true;                 // false for e.g. event=wall alone
@@ -37,7 +43,7 @@ struct Options {
   std::vector<int> tidFilter;            // OS thread ids (empty: all)
   bool lines = false;
   bool quiet = false;
-  uint32_t depth = 2048;
+  uint32_t depth = kUnlimitedDepth;      // frames per stack; a cut stack is marked [truncated]
   WalkMode walk = WalkMode::kAgct;
   uint32_t ringSize = 1024;
   std::string title = "candor profile";

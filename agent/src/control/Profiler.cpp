@@ -44,6 +44,9 @@ std::string threadName(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
 }
 
 constexpr int kDrainPeriodMs = 5;
+// Deep stacks sampled at once before the next ones are cut at kSlotDepth: the writer frees a
+// buffer every drain, so this covers 16 deep samples per drain period.
+constexpr uint32_t kSpillBuffers = 16;
 constexpr int kRescanEvery = 200;  // drain steps between /proc scans for allthreads (~1 s)
 }  // namespace
 
@@ -116,7 +119,11 @@ bool Profiler::start(const Options& options, std::string* why) {
     wallSignal_ = options.wallSignal != 0 ? options.wallSignal : SIGURG;
     if (!SignalHandler::install(wallSignal_, why)) return false;
   }
-  auto ring = std::make_unique<SampleRing>(options.ringSize, options.depth);
+  // Slots hold kSlotDepth frames; a deeper stack borrows one of kSpillBuffers buffers for up to
+  // depth= frames (only the pages it fills are touched).
+  bool deep = options.depth > kSlotDepth;
+  auto ring = std::make_unique<SampleRing>(options.ringSize, std::min(options.depth, kSlotDepth),
+                                           deep ? kSpillBuffers : 0, deep ? options.depth : 0);
   if (!ring->ok()) {
     *why = "cannot allocate the sample ring (ringsize x depth too large?)";
     return false;
@@ -152,6 +159,7 @@ bool Profiler::start(const Options& options, std::string* why) {
   // own walker needs.
   if (options_.walk != WalkMode::kAgct && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
   walker_->useOwnWalker(options_.walk == WalkMode::kVm);
+  walker_->throttleWalksAbove(options_.cpuEngine ? static_cast<uint64_t>(options_.intervalNs) / 2 : 0);
   if (options_.walk == WalkMode::kRemote) {
     remoteWalker_ = std::make_unique<RemoteWalker>(*ring_, counters_, &VmStackWalker::walk_signalSafe);
     remoteWalker_->start();
@@ -222,7 +230,12 @@ bool Profiler::drainStep() {
     if (jfr_) jfr_->maybeFlush();
   }
   if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
-  return drained > ring_->capacity() / 8;  // filling faster than one step per 5 ms can keep up with
+  // Hurry while the ring fills faster than one step per 5 ms keeps up with, or while deep stacks
+  // borrow spill buffers (each is lent until a drain gives it back).
+  uint64_t lent = ring_->spill().lent();
+  bool spilled = lent != spillLentSeen_;
+  spillLentSeen_ = lent;
+  return drained > ring_->capacity() / 8 || spilled;
 }
 
 bool Profiler::stop(std::string* why) {
@@ -320,6 +333,11 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
   totals.signal = engine_ ? engine_->signal() : 0;
   totals.wallSignal = wallSignal_;
+  totals.depth.limit = options_.depth;
+  totals.depth.unlimited = options_.depth == kUnlimitedDepth;
+  totals.depth.slotFrames = ring_->depth();
+  totals.depth.spilled = ring_->spill().lent();
+  totals.depth.spillRefused = ring_->spill().refused();
   if (sampler_) {
     totals.sampler = sampler_->stats();
     totals.hasSampler = true;

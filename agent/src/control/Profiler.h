@@ -71,6 +71,7 @@ class Profiler {
   uint64_t startCpuNs_ = 0;
   uint64_t endWallNs_ = 0;
   uint64_t endCpuNs_ = 0;
+  uint64_t spillLentSeen_ = 0;  // writer thread: spill buffers lent as of the last drain step
 };
 
 }  // namespace candor

@@ -57,6 +57,9 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     r.dropped += totals.dropped[k];
   }
   r.recorded = accounting.recorded();
+  r.depth = totals.depth;
+  r.depth.truncated = accounting.truncated();
+  r.depth.deepest = accounting.deepest();
   r.durationNs = totals.durationNs;
   r.processCpuNs = totals.processCpuNs;
   for (int b = 0; b < kBuckets; b++) {

@@ -23,6 +23,7 @@ struct SessionTotals {
   int wallSignal = 0;  // 0 without a wall sampler
   bool hasSampler = false;
   SamplerStats sampler;
+  DepthReport depth;  // limit, slot size and spill counts (truncated and deepest come from the accounting)
 };
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,

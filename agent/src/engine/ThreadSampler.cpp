@@ -219,10 +219,17 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
 }
 
 void ThreadSampler::sampleHandshake(const SamplerTarget& t, ThreadState state, uint64_t intendedNs) {
-  frames_.resize(options_.depth);
+  // Start at a slot's depth and grow for deeper stacks: asking JVMTI for depth= (unlimited by
+  // default) frames every time would allocate for the deepest stack on every call.
+  if (frames_.empty()) frames_.resize(std::min<size_t>(options_.depth, kFirstJvmtiDepth));
   jint count = 0;
+  jvmtiError err;
   uint64_t t0 = monotonicNs();
-  jvmtiError err = Jvm::jvmti()->GetStackTrace(t.ref, 0, static_cast<jint>(options_.depth), frames_.data(), &count);
+  for (;;) {
+    err = Jvm::jvmti()->GetStackTrace(t.ref, 0, static_cast<jint>(frames_.size()), frames_.data(), &count);
+    if (err != JVMTI_ERROR_NONE || static_cast<size_t>(count) < frames_.size() || frames_.size() >= options_.depth) break;
+    frames_.resize(std::min<size_t>(options_.depth, frames_.size() * 4));
+  }
   uint64_t took = monotonicNs() - t0;
   walker_.record(t.tid, SampleKind::kHandshake, state, intendedNs, frames_.data(), count, err);
   std::lock_guard<std::mutex> lock(statsMutex_);
@@ -236,18 +243,25 @@ void ThreadSampler::sampleSafepoint(const std::vector<size_t>& chosen, uint64_t 
   for (size_t c : chosen) refs.push_back(targets_[c].ref);
   jvmtiStackInfo* infos = nullptr;
   uint64_t t0 = monotonicNs();
+  // One safepoint per tick, so no retry: a stack that reaches the limit is recorded cut (and
+  // marked), and the limit grows for the next tick, up to depth=.
+  if (safepointDepth_ == 0) safepointDepth_ = std::min<uint32_t>(options_.depth, kFirstJvmtiDepth);
   jvmtiError err = Jvm::jvmti()->GetThreadListStackTraces(static_cast<jint>(refs.size()), refs.data(),
-                                                          static_cast<jint>(options_.depth), &infos);
+                                                          static_cast<jint>(safepointDepth_), &infos);
   uint64_t took = monotonicNs() - t0;
+  bool grow = false;
   for (size_t i = 0; i < chosen.size(); i++) {
     const SamplerTarget& t = targets_[chosen[i]];
     if (err != JVMTI_ERROR_NONE) {
       walker_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, nullptr, 0, err);
     } else {
+      bool cut = static_cast<uint32_t>(infos[i].frame_count) >= safepointDepth_;
+      grow |= cut;
       walker_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, infos[i].frame_buffer,
-                     infos[i].frame_count, infos[i].state == 0 ? JVMTI_ERROR_THREAD_NOT_ALIVE : JVMTI_ERROR_NONE);
+                     infos[i].frame_count, infos[i].state == 0 ? JVMTI_ERROR_THREAD_NOT_ALIVE : JVMTI_ERROR_NONE, cut);
     }
   }
+  if (grow) safepointDepth_ = std::min<uint32_t>(options_.depth, safepointDepth_ * 4);
   if (infos != nullptr) Jvm::jvmti()->Deallocate(reinterpret_cast<unsigned char*>(infos));
   std::lock_guard<std::mutex> lock(statsMutex_);
   stats_.callNs.record(took);

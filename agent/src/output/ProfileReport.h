@@ -94,6 +94,17 @@ struct SamplerReport {
   double effectiveRate() const { return elapsedNs > 0 ? ticks * 1e9 / elapsedNs : 0; }
 };
 
+// How deep stacks fared: depth= and the spill buffers of stacks deeper than a ring slot.
+struct DepthReport {
+  uint32_t limit = 0;           // depth=
+  bool unlimited = false;       // depth=unlimited (the default)
+  uint32_t slotFrames = 0;      // frames a ring slot holds
+  uint64_t spilled = 0;         // samples deeper than a slot that got a spill buffer
+  uint64_t spillRefused = 0;    // deeper than a slot while every buffer was lent out: cut at slotFrames
+  uint64_t truncated = 0;       // recorded samples marked [truncated]
+  uint64_t deepest = 0;         // frames of the deepest recorded sample
+};
+
 struct ThreadReport {
   int tid;
   std::string name;
@@ -116,6 +127,7 @@ struct ProfileReport {
   uint64_t recorded = 0;
   uint64_t dropped = 0;
   std::vector<std::pair<std::string, uint64_t>> failures;  // every bucket, zeros included
+  DepthReport depth;
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   uint64_t profiledCpuNs = 0;

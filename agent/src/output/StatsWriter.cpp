@@ -65,6 +65,10 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   }
   field(out, "failures", failures + "}");
   field(out, "failures_total", num(r.failuresTotal()));
+  field(out, "depth", "{\"limit\": " + num(r.depth.limit) + ", \"slot_frames\": " + num(r.depth.slotFrames) +
+                          ", \"deepest\": " + num(r.depth.deepest) + ", \"spilled\": " + num(r.depth.spilled) +
+                          ", \"spill_refused\": " + num(r.depth.spillRefused) + ", \"truncated\": " +
+                          num(r.depth.truncated) + "}");
   field(out, "threads", num(r.threads.size()));
   field(out, "duration_ns", num(r.durationNs));
   field(out, "process_cpu_ns", num(r.processCpuNs));

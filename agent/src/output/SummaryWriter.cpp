@@ -138,6 +138,12 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
                s.tickCpu.p50 / 1e3, s.tickCpu.p99 / 1e3, s.tickCpu.max / 1e3, s.call.p50 / 1e3, s.call.p99 / 1e3,
                s.call.max / 1e3);
   }
+  const DepthReport& d = r.depth;
+  out << fmt("Stack depth: limit %u frames%s, deepest recorded %llu; %llu samples deeper than a ring slot (%u frames) "
+             "used a spill buffer, %llu found none free; %llu marked [truncated]\n\n",
+             d.limit, d.unlimited ? " (unlimited)" : "", static_cast<unsigned long long>(d.deepest),
+             static_cast<unsigned long long>(d.spilled), d.slotFrames, static_cast<unsigned long long>(d.spillRefused),
+             static_cast<unsigned long long>(d.truncated));
   out << "Ticks that did not become a Java stack:\n" << fmt("  %-24s %9s %8s\n", "bucket", "ticks", "share");
   for (const auto& [name, count] : r.failures) {
     out << fmt("  %-24s %9llu %7.2f%%\n", name.c_str(), static_cast<unsigned long long>(count), pct(count, r.ticks));

@@ -1,5 +1,7 @@
 #include "store/SampleAccounting.h"
 
+#include <algorithm>
+
 namespace candor {
 
 uint64_t HandlerCounters::totalTicks() const {
@@ -19,7 +21,8 @@ void HandlerCounters::clear() {
   for (auto& d : dropped) d.store(0, std::memory_order_relaxed);
 }
 
-uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state, uint32_t depth) {
+uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind,
+                                        ThreadState state) {
   int k = static_cast<int>(kind);
   ThreadTicks& t = perThread_[slot.tid];
   t.ticks++;
@@ -40,8 +43,10 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, SampleKind kind,
       code = it->second.code;
     }
   } else if (code > 0) {
-    // A stack that filled the slot may have lost its outermost frames: say so in the profile.
-    trace = store_.add(slot.frames, code, slot.tid, kind, state, 1, static_cast<uint32_t>(code) >= depth);
+    // A stack cut at the depth limit has lost its outermost frames: say so in the profile.
+    trace = store_.add(frames, code, slot.tid, kind, state, 1, slot.truncated != 0);
+    truncated_ += slot.truncated != 0;
+    deepest_ = std::max<uint64_t>(deepest_, static_cast<uint64_t>(code));
     recorded_[k]++;
     t.recorded++;
   }
@@ -59,7 +64,7 @@ uint64_t SampleAccounting::drain(SampleRing& ring) {
   for (SampleSlot* slot; (slot = ring.peek()) != nullptr; n++) {
     auto kind = static_cast<SampleKind>(slot->kind < kKinds ? slot->kind : 0);
     auto state = static_cast<ThreadState>(slot->state < kStates ? slot->state : 0);
-    uint32_t trace = landInBucket(*slot, kind, state, ring.depth());
+    uint32_t trace = landInBucket(*slot, ring.framesOf(slot), kind, state);
     if (slot->latencyNs >= 0) {
       int k = static_cast<int>(kind);
       latency_[k].recordCorrected(static_cast<uint64_t>(slot->latencyNs), schedule_[k]);
@@ -96,6 +101,8 @@ void SampleAccounting::clear() {
   for (auto& s : states_) s.fill(0);
   for (auto& h : latency_) h.clear();
   repeated_ = 0;
+  truncated_ = 0;
+  deepest_ = 0;
   schedule_.fill(0);
   perThread_.clear();
   failuresBy_.clear();

@@ -61,6 +61,8 @@ class SampleAccounting {
   uint64_t failures(SampleKind k, Bucket b) const { return failures_[static_cast<int>(k)][static_cast<int>(b)]; }
   uint64_t failuresTotal() const;
   uint64_t repeated() const { return repeated_; }
+  uint64_t truncated() const { return truncated_; }  // recorded stacks cut at the depth limit
+  uint64_t deepest() const { return deepest_; }      // frames of the deepest recorded stack
   uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
   const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
   const std::unordered_map<int, ThreadTicks>& perThread() const { return perThread_; }
@@ -87,8 +89,8 @@ class SampleAccounting {
     uint32_t trace;
     int32_t code;  // > 0: a stack (trace is valid); <= 0: the failure code
   };
-  // `depth`: the frames a slot holds; a stack that filled them is marked truncated.
-  uint32_t landInBucket(const SampleSlot& slot, SampleKind kind, ThreadState state, uint32_t depth);
+  // `frames`: the slot's stack, in the slot or in its spill buffer.
+  uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
 
   TraceStore& store_;
   DrainListener* listener_ = nullptr;
@@ -98,6 +100,8 @@ class SampleAccounting {
   std::array<LatencyHistogram, kKinds> latency_{};
   std::array<uint64_t, kKinds> schedule_{};
   uint64_t repeated_ = 0;
+  uint64_t truncated_ = 0;
+  uint64_t deepest_ = 0;
   std::unordered_map<int, ThreadTicks> perThread_;
   std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome

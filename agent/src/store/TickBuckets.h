@@ -23,7 +23,8 @@ enum class Bucket : int {
   kRemoteBusy = 13,            // candor: walk=remote, every request slot was taken
   kRemoteTimeout = 14,         // candor: walk=remote, no walker took the request within its timeout
   kUnknownError = 15,          // an AGCT code this build does not know
-  kCount = 16,
+  kWalkThrottled = 16,         // candor: not walked, the thread's last walk took over half its interval
+  kCount = 17,
 };
 
 // numFrames value a handler stores for a thread without a JNIEnv.
@@ -36,12 +37,15 @@ constexpr int32_t kWalkFaultCode = -1002;
 // numFrames values of walk=remote ticks that were not walked (RemoteWalker).
 constexpr int32_t kRemoteBusyCode = -1003;
 constexpr int32_t kRemoteTimeoutCode = -1004;
+// numFrames value of a CPU tick not walked because its thread's walks cost too much (WalkThrottle).
+constexpr int32_t kWalkThrottledCode = -1005;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
   if (code == kWalkFaultCode) return Bucket::kWalkFault;
   if (code == kRemoteBusyCode) return Bucket::kRemoteBusy;
   if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
+  if (code == kWalkThrottledCode) return Bucket::kWalkThrottled;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;
 }
@@ -51,7 +55,7 @@ inline const char* bucketName(Bucket b) {
       "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
       "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
       "safepoint",     "not_java_thread", "walk_fault",    "remote_busy",      "remote_timeout",
-      "unknown_error"};
+      "unknown_error", "walk_throttled"};
   return kNames[static_cast<int>(b)];
 }
 

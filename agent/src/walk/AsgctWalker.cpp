@@ -7,17 +7,38 @@
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "store/TickBuckets.h"
+#include "walk/SlotFill.h"
 #include "walk/vm/VmStackWalker.h"
 
 namespace candor {
 
 void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                                         uint64_t intendedNs) {
-  if (remote_ != nullptr) {  // it counts the tick and gets it walked on its own thread
-    auto tid = static_cast<int32_t>(syscall(SYS_gettid));
-    remote_->takeSample_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), tid, kind, state, latencyNs, intendedNs);
+  uint64_t now = monotonicNs();  // vDSO, no syscall
+  auto tid = static_cast<int32_t>(syscall(SYS_gettid));
+  int64_t latency = intendedNs != 0 ? static_cast<int64_t>(now - intendedNs) : latencyNs;
+  bool cpu = kind == SampleKind::kCpu;
+  if (cpu && throttle_.skip_signalSafe(tid, now)) {
+    recordCode_signalSafe(kWalkThrottledCode, tid, kind, state, now, latency);
     return;
   }
+  JNIEnv* env = Jvm::currentEnv_signalSafe(tid);
+  if (remote_ != nullptr) {  // it counts the tick and gets it walked on its own thread
+    remote_->takeSample_signalSafe(ucontext, env, tid, kind, state, latency, now);
+    if (cpu) throttle_.charge_signalSafe(tid, monotonicNs(), monotonicNs() - now, false);
+    return;
+  }
+  bool timeCpu = cpu && throttle_.suspect_signalSafe(tid);
+  uint64_t cpuStart = timeCpu ? clockNs(CLOCK_THREAD_CPUTIME_ID) : 0;
+  walkHere_signalSafe(ucontext, env, tid, kind, state, latency, now);
+  if (cpu) {
+    uint64_t end = monotonicNs();
+    throttle_.charge_signalSafe(tid, end, timeCpu ? clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart : end - now, timeCpu);
+  }
+}
+
+void AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
+                                      int64_t latencyNs, uint64_t timeNs) {
   int k = static_cast<int>(kind);
   counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
   SampleSlot* slot = ring_.tryClaim_signalSafe();
@@ -25,22 +46,27 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
     counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  slot->timeNs = monotonicNs();  // vDSO, no syscall
-  slot->tid = static_cast<int32_t>(syscall(SYS_gettid));
-  slot->kind = static_cast<uint8_t>(kind);
-  slot->state = static_cast<uint8_t>(state);
-  slot->latencyNs = intendedNs != 0 ? static_cast<int64_t>(slot->timeNs - intendedNs) : latencyNs;
-  JNIEnv* env = Jvm::currentEnv_signalSafe(slot->tid);
+  fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
   if (env == nullptr) {
     slot->numFrames = kNotJavaThreadCode;
   } else if (ownWalker_) {
-    slot->numFrames = VmStackWalker::walk_signalSafe(env, ucontext, slot->frames, static_cast<int32_t>(ring_.depth()));
+    slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
+      return VmStackWalker::walk_signalSafe(env, ucontext, frames, max);
+    }, &hints_, tid);
   } else {
-    ASGCT_CallTrace trace = {env, 0, slot->frames};
-    Jvm::asgct()(&trace, static_cast<jint>(ring_.depth()), ucontext);
-    slot->numFrames = trace.num_frames;
+    slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
+      ASGCT_CallTrace trace = {env, 0, frames};
+      Jvm::asgct()(&trace, max, ucontext);
+      return trace.num_frames;
+    }, &hints_, tid);
   }
   ring_.publish_signalSafe(slot);
+}
+
+void AsgctWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,
+                                        uint64_t timeNs, int64_t latencyNs) {
+  counters_.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  recordCodeInRing_signalSafe(ring_, counters_, code, tid, kind, state, timeNs, latencyNs);
 }
 
 }  // namespace candor

@@ -3,6 +3,8 @@
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
 #include "walk/RemoteWalker.h"
+#include "walk/DeepStackHints.h"
+#include "walk/WalkThrottle.h"
 
 namespace candor {
 
@@ -22,11 +24,21 @@ class AsgctWalker {
   void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                              uint64_t intendedNs);
 
+  // CPU ticks of a thread whose walks take longer than `budgetNs` are throttled (WalkThrottle.h).
+  void throttleWalksAbove(uint64_t budgetNs) { throttle_.setBudgetNs(budgetNs); }
+
  private:
+  void walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
+                           int64_t latencyNs, uint64_t timeNs);
+  void recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state, uint64_t timeNs,
+                             int64_t latencyNs);
+
   SampleRing& ring_;
   HandlerCounters& counters_;
   bool ownWalker_ = false;
   RemoteWalker* remote_ = nullptr;
+  WalkThrottle throttle_;
+  DeepStackHints hints_;
 };
 
 }  // namespace candor

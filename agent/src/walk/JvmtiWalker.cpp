@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "store/TickBuckets.h"
+#include "walk/SlotFill.h"
 
 namespace candor {
 
@@ -17,7 +18,7 @@ SampleSlot* JvmtiWalker::claim(SampleKind kind) {
 }
 
 void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs,
-                         const jvmtiFrameInfo* frames, int count, jvmtiError error) {
+                         const jvmtiFrameInfo* frames, int count, jvmtiError error, bool cut) {
   SampleSlot* slot = claim(kind);
   if (slot == nullptr) return;
   slot->tid = tid;
@@ -30,13 +31,16 @@ void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t i
   } else if (error != JVMTI_ERROR_NONE) {
     slot->numFrames = -7;  // unknown_state
   } else {
-    int n = std::min<int>(count, static_cast<int>(ring_.depth()));
-    for (int i = 0; i < n; i++) {
-      slot->frames[i].method_id = frames[i].method;
-      // JVMTI reports -1 for a native method's location; AGCT's convention is -3.
-      slot->frames[i].lineno = frames[i].location < 0 ? kAsgctNativeFrameBci : static_cast<jint>(frames[i].location);
-    }
-    slot->numFrames = n;  // 0 frames: no_java_frame
+    slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* out, int32_t max) {
+      int n = std::min<int>(count, max);
+      for (int i = 0; i < n; i++) {
+        out[i].method_id = frames[i].method;
+        // JVMTI reports -1 for a native method's location; AGCT's convention is -3.
+        out[i].lineno = frames[i].location < 0 ? kAsgctNativeFrameBci : static_cast<jint>(frames[i].location);
+      }
+      return n;  // 0 frames: no_java_frame
+    });
+    if (cut) slot->truncated = 1;
   }
   ring_.publish_signalSafe(slot);
 }

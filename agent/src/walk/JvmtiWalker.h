@@ -17,8 +17,9 @@ class JvmtiWalker {
   JvmtiWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
 
   // One stack from GetStackTrace / GetThreadListStackTraces (frames leaf first), or an error.
+  // `cut`: JVMTI stopped at the frame count it was asked for, so outer frames may be missing.
   void record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs, const jvmtiFrameInfo* frames,
-              int count, jvmtiError error);
+              int count, jvmtiError error, bool cut = false);
   // A wall sample of a thread that has not run since its last sample: same outcome again.
   void recordRepeat(int tid, ThreadState state, uint64_t intendedNs);
 

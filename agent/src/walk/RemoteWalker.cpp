@@ -3,6 +3,7 @@
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "store/TickBuckets.h"
+#include "walk/SlotFill.h"
 
 namespace candor {
 
@@ -28,12 +29,11 @@ void RemoteWalker::run() {
     if (slot == nullptr) {
       counters_.dropped[r->kind].fetch_add(1, std::memory_order_relaxed);
     } else {
-      slot->timeNs = r->timeNs;
-      slot->tid = r->tid;
-      slot->kind = r->kind;
-      slot->state = r->threadState;
-      slot->latencyNs = r->latencyNs;
-      slot->numFrames = walk_(r->env, r->ucontext, slot->frames, static_cast<int32_t>(ring_.depth()));
+      fillHeader_signalSafe(slot, r->tid, static_cast<SampleKind>(r->kind), static_cast<ThreadState>(r->threadState),
+                            r->timeNs, r->latencyNs);
+      slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
+        return walk_(r->env, r->ucontext, frames, max);
+      }, &hints_, r->tid);
       ring_.publish_signalSafe(slot);
       walks_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -41,34 +41,16 @@ void RemoteWalker::run() {
   }
 }
 
-void RemoteWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,
-                                         uint64_t timeNs, int64_t latencyNs) {
-  SampleSlot* slot = ring_.tryClaim_signalSafe();
-  if (slot == nullptr) {
-    counters_.dropped[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  slot->timeNs = timeNs;
-  slot->tid = tid;
-  slot->kind = static_cast<uint8_t>(kind);
-  slot->state = static_cast<uint8_t>(state);
-  slot->latencyNs = latencyNs;
-  slot->numFrames = code;
-  ring_.publish_signalSafe(slot);
-}
-
 void RemoteWalker::takeSample_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind,
-                                         ThreadState state, int64_t latencyNs, uint64_t intendedNs) {
+                                         ThreadState state, int64_t latency, uint64_t now) {
   counters_.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
-  uint64_t now = monotonicNs();
-  int64_t latency = intendedNs != 0 ? static_cast<int64_t>(now - intendedNs) : latencyNs;
   if (env == nullptr) {
-    recordCode_signalSafe(kNotJavaThreadCode, tid, kind, state, now, latency);
+    recordCodeInRing_signalSafe(ring_, counters_, kNotJavaThreadCode, tid, kind, state, now, latency);
     return;
   }
   RemoteRequest* r = channel_.claim_signalSafe();
   if (r == nullptr) {
-    recordCode_signalSafe(kRemoteBusyCode, tid, kind, state, now, latency);
+    recordCodeInRing_signalSafe(ring_, counters_, kRemoteBusyCode, tid, kind, state, now, latency);
     return;
   }
   r->ucontext = ucontext;
@@ -80,7 +62,7 @@ void RemoteWalker::takeSample_signalSafe(void* ucontext, JNIEnv* env, int32_t ti
   r->timeNs = now;
   // Walked: the walker has put the sample into the ring (or counted it dropped).
   if (!channel_.publishAndWait_signalSafe(r, kHandlerTimeoutNs)) {
-    recordCode_signalSafe(kRemoteTimeoutCode, tid, kind, state, now, latency);
+    recordCodeInRing_signalSafe(ring_, counters_, kRemoteTimeoutCode, tid, kind, state, now, latency);
   }
 }
 

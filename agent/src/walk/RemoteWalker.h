@@ -13,6 +13,7 @@
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
 #include "store/SampleKinds.h"
+#include "walk/DeepStackHints.h"
 #include "walk/RemoteWalkChannel.h"
 
 namespace candor {
@@ -34,8 +35,9 @@ class RemoteWalker {
 
   // Signal-handler path: counts the tick and gets it walked, or records why not
   // (remote_busy: every request slot taken; remote_timeout: no walker within the timeout).
+  // `timeNs`: when the tick was taken; `latencyNs`: its sampling latency (-1: unknown).
   void takeSample_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
-                             int64_t latencyNs, uint64_t intendedNs);
+                             int64_t latencyNs, uint64_t timeNs);
 
   uint64_t walks() const { return walks_.load(std::memory_order_relaxed); }
   uint64_t spinsSatisfied() const { return channel_.spinsSatisfied(); }
@@ -43,8 +45,6 @@ class RemoteWalker {
 
  private:
   void run();
-  void recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state, uint64_t timeNs,
-                             int64_t latencyNs);
 
   SampleRing& ring_;
   HandlerCounters& counters_;
@@ -52,6 +52,7 @@ class RemoteWalker {
   RemoteWalkChannel channel_;
   std::thread thread_;
   std::atomic<uint64_t> walks_{0};
+  DeepStackHints hints_;  // written by the walker thread only
 };
 
 }  // namespace candor

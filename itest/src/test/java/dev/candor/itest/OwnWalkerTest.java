@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -159,15 +160,16 @@ class OwnWalkerTest {
     }
 
     /**
-     * A 10,000-frame recursion at 1 ms: with depth=12000 every walker keeps the whole stack (root
-     * frame present, 10,000 recursion frames); with the default depth it is cut and marked [truncated].
+     * A 10,000-frame recursion at 1 ms: at the default depth (unlimited) every walker keeps the
+     * whole stack (root frame present, 10,000 recursion frames), the frames past a ring slot going
+     * through a spill buffer; with an explicit depth=2048 it is cut and marked [truncated].
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void tenThousandFrameRecursionIsCapturedWhole(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         String summary = "own-walker 10,000 frames " + jdk + ":";
-        for (String config : List.of("walk=agct,depth=12000", "walk=vm,depth=12000", "walk=remote,depth=12000", "walk=remote")) {
+        for (String config : List.of("walk=agct", "walk=vm", "walk=remote", "walk=vm,depth=2048")) {
             String name = "own-walker 10,000 frames " + jdk + " " + config;
             Path dir = Build.runDir("own-walker-deep-" + jdk.label() + "-" + config.replaceAll("[=,]", "-"));
             Path collapsedFile = dir.resolve("deep.collapsed");
@@ -179,23 +181,58 @@ class OwnWalkerTest {
             assertEquals(0, run.exitCode(), run.describe());
             ProfileStats stats = Profiles.stats(statsFile, run);
             Profiles.assertIdentity(stats, name);
+            String statsText = Files.readString(statsFile);
             CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), DeepStack.THREAD, name);
             long inLeaf = worker.countAny(CollapsedProfile.method(DeepStack.LEAF));
             long whole = worker.count(s -> s.anyFrame(f -> f.startsWith(DeepStack.ROOT))
                     && s.frames().stream().filter(f -> f.startsWith(DeepStack.RECURSE)).count() >= 10_000);
             long truncated = worker.count(s -> s.anyFrame(f -> f.equals("[truncated]")));
-            summary += String.format(" %s: %d in leaf, %d whole, %d marked truncated (recorded %s);", config, inLeaf,
-                    whole, truncated, Figures.pct(stats.recordedFraction()));
+            summary += String.format(" %s: %d in leaf, %d whole, %d marked truncated, walk_throttled %d (recorded %s);",
+                    config, inLeaf, whole, truncated, stats.failure("walk_throttled"), Figures.pct(stats.recordedFraction()));
             assertTrue(inLeaf >= 1000, name + ": too few samples in the leaf: " + inLeaf);
-            if (config.contains("depth=12000")) {
-                assertTrue(whole >= 0.95 * inLeaf, name + ": only " + whole + " of " + inLeaf + " leaf samples whole");
-                assertEquals(0, truncated, name + ": stacks marked truncated although they fit");
-            } else {
-                assertEquals(0, whole, name + ": a 10,000-frame stack does not fit the default depth");
+            if (config.contains("depth=2048")) {
+                assertEquals(0, whole, name + ": a 10,000-frame stack does not fit depth=2048");
                 assertTrue(truncated >= 0.95 * inLeaf, name + ": only " + truncated + " of " + inLeaf + " marked [truncated]");
+                assertTrue(statsText.contains("\"spilled\": 0,"), name + ": no spill buffers at depth=2048: " + statsText);
+            } else {
+                assertTrue(whole >= 0.95 * inLeaf, name + ": only " + whole + " of " + inLeaf + " leaf samples whole");
+                assertEquals(0, truncated, name + ": stacks marked truncated although the depth is unlimited");
+                assertTrue(statsText.contains("\"limit\": 262144,"), name + ": stats do not say unlimited: " + statsText);
+                assertFalse(statsText.contains("\"spilled\": 0,"), name + ": no sample used a spill buffer: " + statsText);
             }
         }
         Figures.line(summary);
+    }
+
+    /**
+     * A 40,000-frame recursion at 100 µs: one walk takes longer than the interval, so unthrottled
+     * the thread would do little but walk its own stack. The throttle turns most ticks into the
+     * named failure walk_throttled, and the walks it lets through still keep the whole stack.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void veryDeepStacksAreThrottledAndCountedNotWalkedOnEveryTick(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "own-walker 40,000 frames at 100us " + jdk;
+        Path dir = Build.runDir("own-walker-throttle-" + jdk.label());
+        Path collapsedFile = dir.resolve("deep.collapsed");
+        Path statsFile = dir.resolve("deep.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,interval=100us,threads,file=" + collapsedFile + ",stats=" + statsFile)
+                .main(DeepStack.class, "40000", "3")
+                .run(Duration.ofSeconds(120));
+        assertEquals(0, run.exitCode(), run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), DeepStack.THREAD, name);
+        long whole = worker.count(s -> s.anyFrame(f -> f.startsWith(DeepStack.ROOT))
+                && s.frames().stream().filter(f -> f.startsWith(DeepStack.RECURSE)).count() >= 40_000);
+        long throttled = stats.failure("walk_throttled");
+        Figures.line(String.format("%s: %d ticks, %d whole 40,000-frame stacks, walk_throttled %d (%s of ticks)", name,
+                stats.ticks(), whole, throttled, Figures.pct((double) throttled / stats.ticks())));
+        assertTrue(throttled >= 0.5 * stats.ticks(), name + ": only " + throttled + " of " + stats.ticks() + " ticks throttled");
+        assertTrue(whole >= 20, name + ": only " + whole + " whole stacks recorded");
+        assertEquals(0, worker.count(s -> s.anyFrame(f -> f.equals("[truncated]"))), name + ": stacks marked truncated");
     }
 
     /** Blocked, sleeping and reading threads are walked from their last Java frame (the anchor). */

@@ -1,0 +1,90 @@
+// Filling a claimed ring slot with a stack of any depth, for every walker that writes into the
+// ring (AGCT, walk=vm, walk=remote, the JVMTI sampler).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "concurrent/SampleRing.h"
+#include "store/SampleAccounting.h"
+#include "store/SampleKinds.h"
+#include "walk/DeepStackHints.h"
+
+namespace candor {
+
+// Signal-handler path: the fields every producer sets before the frames.
+inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind, ThreadState state, uint64_t timeNs,
+                                  int64_t latencyNs) {
+  slot->tid = tid;
+  slot->kind = static_cast<uint8_t>(kind);
+  slot->state = static_cast<uint8_t>(state);
+  slot->timeNs = timeNs;
+  slot->latencyNs = latencyNs;
+}
+
+// Signal-handler path: a tick (already counted) that lands in a named failure, or is counted
+// dropped when the ring is full.
+inline void recordCodeInRing_signalSafe(SampleRing& ring, HandlerCounters& counters, int32_t code, int32_t tid,
+                                        SampleKind kind, ThreadState state, uint64_t timeNs, int64_t latencyNs) {
+  SampleSlot* slot = ring.tryClaim_signalSafe();
+  if (slot == nullptr) {
+    counters.dropped[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
+  slot->numFrames = code;
+  ring.publish_signalSafe(slot);
+}
+
+// Signal-handler path: walks into spill buffer `buffer` and keeps the result in it; false (and
+// the buffer given back) when the walk failed or fitted a slot after all.
+template <typename Walk>
+inline bool walkIntoSpill_signalSafe(SampleRing& ring, SampleSlot* slot, int buffer, Walk& walk, int32_t* n) {
+  SpillPool& spill = ring.spill();
+  auto max = static_cast<int32_t>(std::min(ring.maxDepth(), spill.frames()));
+  int32_t m = walk(spill.buffer(buffer), max);
+  if (m <= static_cast<int32_t>(ring.depth())) {
+    spill.release_signalSafe(buffer);
+    *n = m;
+    return false;
+  }
+  slot->spill = static_cast<int16_t>(buffer);
+  slot->truncated = m >= max ? 1 : 0;
+  *n = m;
+  return true;
+}
+
+// Signal-handler path. `walk(frames, max)` writes at most `max` frames and returns how many, or a
+// failure code (<= 0). A stack that fills the slot is walked again, into a buffer borrowed from
+// the ring's SpillPool, up to ring.maxDepth() frames: only deep stacks pay for the second walk,
+// and a thread whose last stack was deep (`hints`) walks straight into a buffer, once.
+// A stack cut at a limit (the slot when no buffer is free, or maxDepth) is marked truncated.
+// Returns what the caller stores in slot->numFrames.
+template <typename Walk>
+inline int32_t fillFrames_signalSafe(SampleRing& ring, SampleSlot* slot, Walk&& walk, DeepStackHints* hints = nullptr,
+                                     int32_t tid = 0) {
+  auto inSlot = static_cast<int32_t>(ring.depth());
+  bool canSpill = ring.maxDepth() > ring.depth();
+  int32_t n;
+  if (canSpill && hints != nullptr && hints->expectDeep_signalSafe(tid)) {
+    int buffer = ring.spill().tryClaim_signalSafe();
+    if (buffer >= 0) {
+      bool deep = walkIntoSpill_signalSafe(ring, slot, buffer, walk, &n);
+      if (deep || n <= 0) {
+        if (n > 0) hints->note_signalSafe(tid, true);
+        return n;
+      }
+      // It fits a slot now: walk it there, the ordinary way, and stop expecting depth.
+    }
+  }
+  n = walk(slot->frames, inSlot);
+  bool deep = n >= inSlot;
+  if (hints != nullptr && n > 0) hints->note_signalSafe(tid, deep);
+  if (!deep) return n;
+  int buffer = canSpill ? ring.spill().tryClaim_signalSafe() : -1;
+  int32_t m;
+  if (buffer >= 0 && walkIntoSpill_signalSafe(ring, slot, buffer, walk, &m)) return m;
+  slot->truncated = 1;  // no buffer free, no room beyond the slot, or the second walk failed
+  return n;
+}
+
+}  // namespace candor

@@ -1,0 +1,72 @@
+// Keeps stack walking from eating a thread alive. A walk costs about 30-50 ns a frame, so on a
+// stack tens of thousands of frames deep (depth= is unlimited by default) one walk can take as
+// long as the sampling interval: the thread would spend nearly all its CPU time in the handler,
+// every tick of that CPU time would bring the next signal, and the application would crawl. When
+// a thread's walk takes more CPU time than the budget (half its interval), its ticks for the next
+// twice that time are not walked but recorded as the named failure `walk_throttled`, so walks
+// cost that thread at most about a third of its time, and the user sees how many ticks it cost.
+//
+// One entry per thread, indexed by tid, written only by the thread itself (in its handler). Two
+// live threads whose tids collide modulo kEntries may overwrite each other's entry; the damage is
+// bounded to a tick throttled or walked by mistake, never a wrong stack.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+namespace candor {
+
+class WalkThrottle {
+ public:
+  // Ordinary thread, before the handlers are active: the walk cost that triggers throttling (0: never).
+  void setBudgetNs(uint64_t budgetNs) { budgetNs_ = budgetNs; }
+
+  // Signal-handler path: whether this thread's tick at `nowNs` falls in its throttled time.
+  bool skip_signalSafe(int32_t tid, uint64_t nowNs) const {
+    if (budgetNs_ == 0) return false;
+    const Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
+    return e.tid.load(std::memory_order_relaxed) == tid && nowNs < e.resumeNs.load(std::memory_order_relaxed);
+  }
+
+  // Signal-handler path: whether this thread's last walk looked slow by the clock, so this walk
+  // should be timed in the thread's own CPU time too (a system call, so only for suspects).
+  bool suspect_signalSafe(int32_t tid) const {
+    const Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
+    return budgetNs_ != 0 && e.tid.load(std::memory_order_relaxed) == tid && e.suspect.load(std::memory_order_relaxed);
+  }
+
+  // Signal-handler path: a walk of this thread ended at endNs and cost costNs. `cpuTime`: the
+  // cost is the thread's own CPU time. A clock reading also counts time the thread spent
+  // preempted inside its handler, so a slow one only makes the thread a suspect; the thread is
+  // throttled on a slow CPU-time reading, or on a second slow clock reading in a row (walk=remote,
+  // where the thread waits for the walker and its CPU time says nothing).
+  void charge_signalSafe(int32_t tid, uint64_t endNs, uint64_t costNs, bool cpuTime) {
+    if (budgetNs_ == 0) return;
+    Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
+    bool mine = e.tid.load(std::memory_order_relaxed) == tid;
+    if (costNs <= budgetNs_) {
+      if (mine) e.suspect.store(false, std::memory_order_relaxed);
+      return;
+    }
+    if (!mine) {
+      e.tid.store(tid, std::memory_order_relaxed);
+      e.resumeNs.store(0, std::memory_order_relaxed);
+      e.suspect.store(false, std::memory_order_relaxed);
+    }
+    if (cpuTime || e.suspect.load(std::memory_order_relaxed)) {
+      e.resumeNs.store(endNs + 2 * costNs, std::memory_order_relaxed);
+    }
+    e.suspect.store(true, std::memory_order_relaxed);
+  }
+
+ private:
+  static constexpr uint32_t kEntries = 4096;
+  struct Entry {
+    std::atomic<int32_t> tid{0};
+    std::atomic<bool> suspect{false};  // the last walk was over the budget
+    std::atomic<uint64_t> resumeNs{0};
+  };
+  uint64_t budgetNs_ = 0;
+  Entry entries_[kEntries];
+};
+
+}  // namespace candor
