@@ -16,7 +16,7 @@
 using namespace candor;
 
 TEST(OwnWalker, WalkOption) {
-  EXPECT_EQ(parseOptions("").options.walk, WalkMode::kAgct);
+  EXPECT_EQ(parseOptions("").options.walk, WalkMode::kVm);
   EXPECT_EQ(parseOptions("walk=vm").options.walk, WalkMode::kVm);
   EXPECT_EQ(parseOptions("walk=agct").options.walk, WalkMode::kAgct);
   EXPECT_EQ(parseOptions("walk=remote").options.walk, WalkMode::kRemote);

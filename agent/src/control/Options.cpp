@@ -38,7 +38,7 @@ const OptionSpec kSpecs[] = {
     {"lines", false, "add :line to Java frames"},
     {"depth", true, "maximum frames per stack, a number or unlimited (default unlimited: 262144)"},
     {"walk", true, "agct | vm | remote: who walks the stack; vm is candor's own walker, crash-protected, in the "
-                   "handler; remote runs it on a walker thread while the sampled thread waits (default agct)"},
+                   "handler; remote runs it on a walker thread while the sampled thread waits (default vm)"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},

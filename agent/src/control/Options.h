@@ -44,7 +44,7 @@ struct Options {
   bool lines = false;
   bool quiet = false;
   uint32_t depth = kUnlimitedDepth;      // frames per stack; a cut stack is marked [truncated]
-  WalkMode walk = WalkMode::kAgct;
+  WalkMode walk = WalkMode::kVm;  // the own walker: as accurate as AGCT, and it sees stubs and intrinsics
   uint32_t ringSize = 1024;
   std::string title = "candor profile";
   std::string replyFile;   // where an attached agent writes its one-line answer (for tools)

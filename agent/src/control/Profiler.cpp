@@ -159,7 +159,8 @@ bool Profiler::start(const Options& options, std::string* why) {
   // own walker needs.
   if (options_.walk != WalkMode::kAgct && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
   walker_->useOwnWalker(options_.walk == WalkMode::kVm);
-  walker_->throttleWalksAbove(options_.cpuEngine ? static_cast<uint64_t>(options_.intervalNs) / 2 : 0);
+  auto interval = static_cast<uint64_t>(options_.cpuEngine ? options_.intervalNs : 0);
+  walker_->throttleWalksAbove(interval / 2, 2 * interval);
   if (options_.walk == WalkMode::kRemote) {
     remoteWalker_ = std::make_unique<RemoteWalker>(*ring_, counters_, &VmStackWalker::walk_signalSafe);
     remoteWalker_->start();

@@ -25,7 +25,10 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
   JNIEnv* env = Jvm::currentEnv_signalSafe(tid);
   if (remote_ != nullptr) {  // it counts the tick and gets it walked on its own thread
     remote_->takeSample_signalSafe(ucontext, env, tid, kind, state, latency, now);
-    if (cpu) throttle_.charge_signalSafe(tid, monotonicNs(), monotonicNs() - now, false);
+    if (cpu) {
+      uint64_t end = monotonicNs();
+      throttle_.charge_signalSafe(tid, end, end - now, WalkThrottle::Cost::kWait);
+    }
     return;
   }
   bool timeCpu = cpu && throttle_.suspect_signalSafe(tid);
@@ -33,7 +36,8 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
   walkHere_signalSafe(ucontext, env, tid, kind, state, latency, now);
   if (cpu) {
     uint64_t end = monotonicNs();
-    throttle_.charge_signalSafe(tid, end, timeCpu ? clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart : end - now, timeCpu);
+    if (timeCpu) throttle_.charge_signalSafe(tid, end, clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart, WalkThrottle::Cost::kCpuTime);
+    else throttle_.charge_signalSafe(tid, end, end - now, WalkThrottle::Cost::kClock);
   }
 }
 

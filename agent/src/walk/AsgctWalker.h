@@ -24,8 +24,9 @@ class AsgctWalker {
   void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                              uint64_t intendedNs);
 
-  // CPU ticks of a thread whose walks take longer than `budgetNs` are throttled (WalkThrottle.h).
-  void throttleWalksAbove(uint64_t budgetNs) { throttle_.setBudgetNs(budgetNs); }
+  // CPU ticks of a thread whose walks take longer than `budgetNs` (walk=remote: whose waits
+  // for the walker take longer than `waitBudgetNs`) are throttled (WalkThrottle.h).
+  void throttleWalksAbove(uint64_t budgetNs, uint64_t waitBudgetNs) { throttle_.setBudgetNs(budgetNs, waitBudgetNs); }
 
  private:
   void walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,

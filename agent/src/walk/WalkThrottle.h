@@ -5,6 +5,9 @@
 // a thread's walk takes more CPU time than the budget (half its interval), its ticks for the next
 // twice that time are not walked but recorded as the named failure `walk_throttled`, so walks
 // cost that thread at most about a third of its time, and the user sees how many ticks it cost.
+// With walk=remote the thread does not walk; it waits for the walker, and its CPU clock stands
+// still meanwhile, so there is no storm, only a stall: there the budget is a longer wait (two
+// intervals), so that only stacks deep enough to stall the thread are throttled.
 //
 // One entry per thread, indexed by tid, written only by the thread itself (in its handler). Two
 // live threads whose tids collide modulo kEntries may overwrite each other's entry; the damage is
@@ -17,8 +20,19 @@ namespace candor {
 
 class WalkThrottle {
  public:
-  // Ordinary thread, before the handlers are active: the walk cost that triggers throttling (0: never).
-  void setBudgetNs(uint64_t budgetNs) { budgetNs_ = budgetNs; }
+  // What a cost passed to charge_signalSafe measures.
+  enum class Cost {
+    kClock,    // the walk in the handler, by the monotonic clock: may include preemption
+    kCpuTime,  // the walk in the handler, in the thread's own CPU time
+    kWait,     // walk=remote: how long the thread waited for the walker (its CPU time says nothing)
+  };
+
+  // Ordinary thread, before the handlers are active (0: never throttle). `budgetNs`: the walk
+  // cost in the handler that throttles; `waitBudgetNs`: the same for walk=remote's waits.
+  void setBudgetNs(uint64_t budgetNs, uint64_t waitBudgetNs) {
+    budgetNs_ = budgetNs;
+    waitBudgetNs_ = waitBudgetNs;
+  }
 
   // Signal-handler path: whether this thread's tick at `nowNs` falls in its throttled time.
   bool skip_signalSafe(int32_t tid, uint64_t nowNs) const {
@@ -34,16 +48,15 @@ class WalkThrottle {
     return budgetNs_ != 0 && e.tid.load(std::memory_order_relaxed) == tid && e.suspect.load(std::memory_order_relaxed);
   }
 
-  // Signal-handler path: a walk of this thread ended at endNs and cost costNs. `cpuTime`: the
-  // cost is the thread's own CPU time. A clock reading also counts time the thread spent
-  // preempted inside its handler, so a slow one only makes the thread a suspect; the thread is
-  // throttled on a slow CPU-time reading, or on a second slow clock reading in a row (walk=remote,
-  // where the thread waits for the walker and its CPU time says nothing).
-  void charge_signalSafe(int32_t tid, uint64_t endNs, uint64_t costNs, bool cpuTime) {
+  // Signal-handler path: a walk of this thread ended at endNs and cost costNs. A clock reading
+  // also counts time the thread spent preempted inside its handler, so a slow one only makes the
+  // thread a suspect; a slow CPU-time reading throttles. A wait (walk=remote) throttles when it
+  // is the second slow one in a row.
+  void charge_signalSafe(int32_t tid, uint64_t endNs, uint64_t costNs, Cost kind) {
     if (budgetNs_ == 0) return;
     Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
     bool mine = e.tid.load(std::memory_order_relaxed) == tid;
-    if (costNs <= budgetNs_) {
+    if (costNs <= (kind == Cost::kWait ? waitBudgetNs_ : budgetNs_)) {
       if (mine) e.suspect.store(false, std::memory_order_relaxed);
       return;
     }
@@ -52,7 +65,7 @@ class WalkThrottle {
       e.resumeNs.store(0, std::memory_order_relaxed);
       e.suspect.store(false, std::memory_order_relaxed);
     }
-    if (cpuTime || e.suspect.load(std::memory_order_relaxed)) {
+    if (kind == Cost::kCpuTime || (kind == Cost::kWait && e.suspect.load(std::memory_order_relaxed))) {
       e.resumeNs.store(endNs + 2 * costNs, std::memory_order_relaxed);
     }
     e.suspect.store(true, std::memory_order_relaxed);
@@ -66,6 +79,7 @@ class WalkThrottle {
     std::atomic<uint64_t> resumeNs{0};
   };
   uint64_t budgetNs_ = 0;
+  uint64_t waitBudgetNs_ = 0;
   Entry entries_[kEntries];
 };
 
