@@ -29,6 +29,7 @@ SampleSlot* SampleRing::tryClaim_signalSafe() {
       if (casWeak(tail_, pos, pos + 1)) {  // on failure pos holds the new tail
         slot->truncated = 0;
         slot->spill = -1;
+        slot->handlerNs = 0;
         return slot;
       }
     } else if (diff < 0) {

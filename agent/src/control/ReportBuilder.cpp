@@ -28,7 +28,7 @@ std::string engineDescription(const Options& o) {
 }
 
 LatencySummary summarize(const LatencyHistogram& h) {
-  return {h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max()};
+  return {h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max(), h.mean()};
 }
 
 uint32_t frameFor(ProfileSnapshot& snap, MethodResolver& resolver, const StoredFrame& f, bool lines) {
@@ -91,6 +91,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
       if (n > 0) kr.states.emplace_back(threadStateName(static_cast<ThreadState>(s)), n);
     }
     kr.latency = summarize(accounting.latency(kind));
+    kr.handler = summarize(accounting.handlerTime(kind));
     r.kinds.push_back(std::move(kr));
   }
   if (totals.hasSampler) {

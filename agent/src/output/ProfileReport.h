@@ -59,6 +59,7 @@ class ProfileSnapshot {
 struct LatencySummary {
   uint64_t count = 0;
   uint64_t p50 = 0, p99 = 0, p999 = 0, max = 0;
+  uint64_t mean = 0;
 };
 
 // One kind of sample (cpu, wall, safepoint, handshake) in a run.
@@ -70,6 +71,7 @@ struct KindReport {
   uint64_t dropped = 0;
   std::vector<std::pair<std::string, uint64_t>> states;  // samples per thread state, non-zero only
   LatencySummary latency;  // cpu: CPU time from timer expiry to handler; others: from intended time
+  LatencySummary handler;  // time in candor's handler per tick (walk=remote: including the wait)
 };
 
 // The sampler thread of wall, safepoint and handshake modes.

@@ -26,7 +26,7 @@ std::string real(double v) {
 }
 std::string latency(const LatencySummary& l) {
   return "{\"count\": " + num(l.count) + ", \"p50_ns\": " + num(l.p50) + ", \"p99_ns\": " + num(l.p99) +
-         ", \"p999_ns\": " + num(l.p999) + ", \"max_ns\": " + num(l.max) + "}";
+         ", \"p999_ns\": " + num(l.p999) + ", \"max_ns\": " + num(l.max) + ", \"mean_ns\": " + num(l.mean) + "}";
 }
 std::string kindJson(const KindReport& k) {
   std::string states = "{";
@@ -34,7 +34,8 @@ std::string kindJson(const KindReport& k) {
     states += (i ? ", " : "") + str(k.states[i].first) + ": " + num(k.states[i].second);
   }
   return "{\"ticks\": " + num(k.ticks) + ", \"recorded\": " + num(k.recorded) + ", \"failed\": " + num(k.failed) +
-         ", \"dropped\": " + num(k.dropped) + ", \"states\": " + states + "}, \"latency\": " + latency(k.latency) + "}";
+         ", \"dropped\": " + num(k.dropped) + ", \"states\": " + states + "}, \"latency\": " + latency(k.latency) +
+         ", \"handler\": " + latency(k.handler) + "}";
 }
 std::string samplerJson(const SamplerReport& s) {
   return "{\"mode\": " + str(s.mode) + ", \"signal\": " + str(s.signal) + ", \"interval_ns\": " + num(s.intervalNs) +

@@ -24,6 +24,7 @@ uint64_t LatencyHistogram::upperEdge(int bucket) {
 void LatencyHistogram::record(uint64_t v, uint64_t count) {
   counts_[bucketOf(v)] += count;
   count_ += count;
+  sum_ += v * count;
   max_ = std::max(max_, v);
 }
 
@@ -51,6 +52,7 @@ uint64_t LatencyHistogram::percentile(double q) const {
 void LatencyHistogram::clear() {
   counts_.fill(0);
   count_ = 0;
+  sum_ = 0;
   max_ = 0;
 }
 

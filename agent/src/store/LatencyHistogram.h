@@ -16,6 +16,7 @@ class LatencyHistogram {
 
   uint64_t count() const { return count_; }
   uint64_t max() const { return max_; }
+  uint64_t mean() const { return count_ == 0 ? 0 : sum_ / count_; }
   // The value at quantile q (0..1): the upper edge of the bucket holding it; 0 when empty.
   uint64_t percentile(double q) const;
   void clear();
@@ -29,6 +30,7 @@ class LatencyHistogram {
 
   std::array<uint64_t, kMagnitudes * kSub> counts_{};
   uint64_t count_ = 0;
+  uint64_t sum_ = 0;
   uint64_t max_ = 0;
 };
 

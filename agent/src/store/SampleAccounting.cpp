@@ -69,6 +69,7 @@ uint64_t SampleAccounting::drain(SampleRing& ring) {
       int k = static_cast<int>(kind);
       latency_[k].recordCorrected(static_cast<uint64_t>(slot->latencyNs), schedule_[k]);
     }
+    if (slot->handlerNs != 0) handler_[static_cast<int>(kind)].record(slot->handlerNs);
     if (listener_ != nullptr) listener_->onDrained(*slot, trace);
     ring.release(slot);
   }
@@ -100,6 +101,7 @@ void SampleAccounting::clear() {
   for (auto& f : failures_) f.fill(0);
   for (auto& s : states_) s.fill(0);
   for (auto& h : latency_) h.clear();
+  for (auto& h : handler_) h.clear();
   repeated_ = 0;
   truncated_ = 0;
   deepest_ = 0;

@@ -65,6 +65,8 @@ class SampleAccounting {
   uint64_t deepest() const { return deepest_; }      // frames of the deepest recorded stack
   uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
   const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
+  // Time candor's handler spent per tick, for ticks whose producer measured it.
+  const LatencyHistogram& handlerTime(SampleKind k) const { return handler_[static_cast<int>(k)]; }
   const std::unordered_map<int, ThreadTicks>& perThread() const { return perThread_; }
   // Failed ticks by where they happened, for outputs split by thread or state.
   struct FailureKey {
@@ -98,6 +100,7 @@ class SampleAccounting {
   std::array<std::array<uint64_t, kBuckets>, kKinds> failures_{};
   std::array<std::array<uint64_t, kStates>, kKinds> states_{};
   std::array<LatencyHistogram, kKinds> latency_{};
+  std::array<LatencyHistogram, kKinds> handler_{};
   std::array<uint64_t, kKinds> schedule_{};
   uint64_t repeated_ = 0;
   uint64_t truncated_ = 0;

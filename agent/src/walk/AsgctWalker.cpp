@@ -4,6 +4,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "store/TickBuckets.h"
@@ -33,22 +36,21 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
   }
   bool timeCpu = cpu && throttle_.suspect_signalSafe(tid);
   uint64_t cpuStart = timeCpu ? clockNs(CLOCK_THREAD_CPUTIME_ID) : 0;
-  walkHere_signalSafe(ucontext, env, tid, kind, state, latency, now);
+  uint64_t end = walkHere_signalSafe(ucontext, env, tid, kind, state, latency, now);
   if (cpu) {
-    uint64_t end = monotonicNs();
     if (timeCpu) throttle_.charge_signalSafe(tid, end, clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart, WalkThrottle::Cost::kCpuTime);
     else throttle_.charge_signalSafe(tid, end, end - now, WalkThrottle::Cost::kClock);
   }
 }
 
-void AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
+uint64_t AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
                                       int64_t latencyNs, uint64_t timeNs) {
   int k = static_cast<int>(kind);
   counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
   SampleSlot* slot = ring_.tryClaim_signalSafe();
   if (slot == nullptr) {
     counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
-    return;
+    return monotonicNs();
   }
   fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
   if (env == nullptr) {
@@ -64,7 +66,10 @@ void AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, 
       return trace.num_frames;
     }, &hints_, tid);
   }
+  uint64_t end = monotonicNs();
+  slot->handlerNs = static_cast<uint32_t>(std::min<uint64_t>(end - timeNs, UINT32_MAX));
   ring_.publish_signalSafe(slot);
+  return end;
 }
 
 void AsgctWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,

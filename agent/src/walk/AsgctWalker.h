@@ -29,8 +29,9 @@ class AsgctWalker {
   void throttleWalksAbove(uint64_t budgetNs, uint64_t waitBudgetNs) { throttle_.setBudgetNs(budgetNs, waitBudgetNs); }
 
  private:
-  void walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
-                           int64_t latencyNs, uint64_t timeNs);
+  // Returns the time it finished (monotonic ns), which also ends the slot's handler time.
+  uint64_t walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
+                               int64_t latencyNs, uint64_t timeNs);
   void recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state, uint64_t timeNs,
                              int64_t latencyNs);
 

@@ -1,5 +1,8 @@
 #include "walk/RemoteWalker.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "store/TickBuckets.h"
@@ -34,6 +37,8 @@ void RemoteWalker::run() {
       slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
         return walk_(r->env, r->ucontext, frames, max);
       }, &hints_, r->tid);
+      // The sampled thread has waited from its handler's start until now (the handoff included).
+      slot->handlerNs = static_cast<uint32_t>(std::min<uint64_t>(monotonicNs() - r->timeNs, UINT32_MAX));
       ring_.publish_signalSafe(slot);
       walks_.fetch_add(1, std::memory_order_relaxed);
     }

@@ -108,7 +108,8 @@ public final class Runner {
 
     static List<Profiler> profilers() {
         return List.of(
-                new Profiler("cpu", "candor cpu", "profile.jfr", 0),
+                new Profiler("cpu", "candor cpu", "profile.jfr", 0),  // the default walker: walk=vm since issue 9
+                new Profiler("cpu-agct", "candor cpu walk=agct", "profile.jfr", 0),
                 new Profiler("cpu-vm", "candor cpu walk=vm", "profile.jfr", 0),
                 new Profiler("cpu-remote", "candor cpu walk=remote", "profile.jfr", 0),
                 new Profiler("ctimer", "candor ctimer", "profile.jfr", 0),
@@ -279,7 +280,7 @@ public final class Runner {
             }
             case "async-cpu" -> cmd.add("-agentpath:" + asyncProfiler + "=start,event=cpu,interval=" + interval
                     + ",jstackdepth=2048,file=" + profile);
-            // cpu-vm, cpu-remote: the cpu engine with candor's own stack walker (issue 9)
+            // cpu-agct, cpu-vm, cpu-remote: the cpu engine with a given stack walker (issue 9)
             default -> cmd.add("-agentpath:" + lib + "=start,event="
                     + (p.id().startsWith("cpu-") ? "cpu,walk=" + p.id().substring(4) : p.id()) + ",interval=" + interval
                     + ",quiet,file=" + profile + ",stats=" + dir.resolve("stats.json"));
