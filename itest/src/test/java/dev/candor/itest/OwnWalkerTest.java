@@ -2,6 +2,7 @@ package dev.candor.itest;
 
 import dev.candor.itest.stress.AllocStorm;
 import dev.candor.itest.stress.DeoptStorm;
+import dev.candor.itest.stress.ExceptionStorm;
 import dev.candor.itest.stress.JniStorm;
 import dev.candor.itest.workload.Hot;
 import dev.candor.itest.workload.DeepStack;
@@ -128,12 +129,15 @@ class OwnWalkerTest {
     @MethodSource("jdks")
     void survivesGcDeoptAndJniAt100us(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        record Case(String label, Class<?> main, List<String> jvmArgs) {
+        // jsig: with the JDK's libjsig preloaded, which interposes sigaction: the crash guard
+        // chained in front of the JVM's SIGSEGV handler must still forward implicit null checks.
+        record Case(String label, Class<?> main, List<String> jvmArgs, boolean jsig) {
         }
         for (String walk : List.of("vm", "remote"))
-        for (Case c : List.of(new Case("deopt", DeoptStorm.class, List.of()),
-                new Case("alloc-g1", AllocStorm.class, List.of("-XX:+UseG1GC")),
-                new Case("jni", JniStorm.class, List.of()))) {
+        for (Case c : List.of(new Case("deopt", DeoptStorm.class, List.of(), false),
+                new Case("alloc-g1", AllocStorm.class, List.of("-XX:+UseG1GC"), false),
+                new Case("jni", JniStorm.class, List.of(), false),
+                new Case("exceptions-libjsig", ExceptionStorm.class, List.of(), true))) {
             String name = "own-walker stress " + c.label() + " " + jdk + " walk=" + walk;
             Path dir = Build.runDir("own-walker-stress-" + c.label() + "-" + jdk.label() + "-" + walk);
             Path statsFile = dir.resolve("stats.json");
@@ -142,7 +146,9 @@ class OwnWalkerTest {
             if (c.main() == JniStorm.class) {  // native frames: walked from the thread's last Java frame
                 args.add(StressTest.buildJniLibrary(jdk, dir).toString());
             }
-            Jvm.Result run = Jvm.of(jdk, dir)
+            Jvm jvm = Jvm.of(jdk, dir);
+            if (c.jsig()) jvm.env("LD_PRELOAD", jdk.home().resolve("lib/libjsig.so").toString());
+            Jvm.Result run = jvm
                     .agent("start,interval=100us,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
                     .jvmArg(c.jvmArgs().toArray(String[]::new))
                     .main(c.main(), args.toArray(String[]::new))
