@@ -44,6 +44,20 @@ void writeTable(std::ostream& out, const char* heading, std::vector<std::pair<st
   }
   out << "\n";
 }
+
+// One row per sample kind of a time distribution the kinds report.
+void timeTable(std::ostream& out, const char* title, const std::vector<KindReport>& kinds,
+               LatencySummary KindReport::*field) {
+  out << title << ":\n"
+      << fmt("  %-10s %9s %10s %10s %10s %10s %10s\n", "kind", "measured", "mean", "p50", "p99", "p99.9", "max");
+  for (const KindReport& k : kinds) {
+    const LatencySummary& l = k.*field;
+    out << fmt("  %-10s %9llu %8.1fus %8.1fus %8.1fus %8.1fus %8.1fus\n", k.name.c_str(),
+               static_cast<unsigned long long>(l.count), l.mean / 1e3, l.p50 / 1e3, l.p99 / 1e3, l.p999 / 1e3,
+               l.max / 1e3);
+  }
+  out << "\n";
+}
 }  // namespace
 
 void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
@@ -113,22 +127,10 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
     }
     out << "\n";
   }
-  out << "Sampling latency (cpu: CPU time from timer expiry to the handler; others: from the intended time):\n"
-      << fmt("  %-10s %9s %10s %10s %10s %10s\n", "kind", "measured", "p50", "p99", "p99.9", "max");
-  for (const KindReport& k : r.kinds) {
-    const LatencySummary& l = k.latency;
-    out << fmt("  %-10s %9llu %8.1fus %8.1fus %8.1fus %8.1fus\n", k.name.c_str(),
-               static_cast<unsigned long long>(l.count), l.p50 / 1e3, l.p99 / 1e3, l.p999 / 1e3, l.max / 1e3);
-  }
-  out << "\n";
-  out << "Time in candor's handler per tick (walk=remote: including the wait; signal delivery not included):\n"
-      << fmt("  %-10s %9s %10s %10s %10s %10s\n", "kind", "measured", "mean", "p50", "p99", "max");
-  for (const KindReport& k : r.kinds) {
-    const LatencySummary& h = k.handler;
-    out << fmt("  %-10s %9llu %8.1fus %8.1fus %8.1fus %8.1fus\n", k.name.c_str(),
-               static_cast<unsigned long long>(h.count), h.mean / 1e3, h.p50 / 1e3, h.p99 / 1e3, h.max / 1e3);
-  }
-  out << "\n";
+  timeTable(out, "Sampling latency (cpu: CPU time from timer expiry to the handler; others: from the intended time)",
+            r.kinds, &KindReport::latency);
+  timeTable(out, "Time in candor's handler per tick (walk=remote: including the wait; signal delivery not included)",
+            r.kinds, &KindReport::handler);
   if (r.hasSampler) {
     const SamplerReport& s = r.sampler;
     out << fmt("Sampler (%s): %.1f ticks/s effective, %.1f requested; %llu ticks, %llu missed; up to %u threads per "
