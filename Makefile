@@ -86,6 +86,7 @@ test-tsan: deps
 	@cmake --build $(BUILD)/tsan -j $(JOBS)
 	@TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/sample_ring_tsan --gtest_brief=1
 	@TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/remote_walk_tsan --gtest_brief=1
+	@TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/decode_cache_tsan --gtest_brief=1
 
 # The agent built with ASan+UBSan (build/asan): its unit tests, then integration tests on JVMs
 # that preload the ASan runtime (agent/asan/asan-jdks.sh says which options HotSpot needs).

@@ -48,6 +48,11 @@ void JNICALL onClassPrepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
 void JNICALL onCompiledMethodLoad(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*,
                                   const void*) {}
 
+// Code that walk=vm may have cached decodes of is gone (its memory may hold another nmethod soon).
+void JNICALL onCompiledMethodUnload(jvmtiEnv*, jmethodID, const void* codeAddr) {
+  VmStackWalker::onCompiledMethodUnload(codeAddr);
+}
+
 // Enabled only by walk=vm: names and ranges of generated stubs for its stub frames.
 void JNICALL onDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
   VmStackWalker::onDynamicCode(name, address, length);
@@ -78,11 +83,12 @@ bool initJvmti(JavaVM* vm, bool live) {
   callbacks.ClassLoad = onClassLoad;
   callbacks.ClassPrepare = onClassPrepare;
   callbacks.CompiledMethodLoad = onCompiledMethodLoad;
+  callbacks.CompiledMethodUnload = onCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT,      JVMTI_EVENT_VM_DEATH,      JVMTI_EVENT_THREAD_START,
                                JVMTI_EVENT_THREAD_END,   JVMTI_EVENT_CLASS_LOAD,    JVMTI_EVENT_CLASS_PREPARE,
-                               JVMTI_EVENT_COMPILED_METHOD_LOAD};
+                               JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD};
   for (jvmtiEvent e : events) jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
   if (live) MethodPreloader::preloadLoadedClasses(jvmti);  // VMInit is long past
   gInitialized = true;

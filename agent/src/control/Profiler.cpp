@@ -255,6 +255,7 @@ bool Profiler::stop(std::string* why) {
             static_cast<unsigned long long>(remoteWalker_->futexWaits()));
     remoteWalker_.reset();
   }
+  if (options_.walk != WalkMode::kAgct) VmStackWalker::logDecodeCacheStats();
   registry_.end(Jvm::currentEnv());
   if (engine_) engine_->stop();
   writer_.stop();

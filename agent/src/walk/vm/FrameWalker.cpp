@@ -158,17 +158,36 @@ bool FrameWalker::senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s
 }
 
 int32_t FrameWalker::emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f,
-                                             int32_t room) const {
+                                             int32_t room, DecodeCache::Tally* tally) const {
+  bool complete = false;
+  if (!cache_.enabled_signalSafe()) return decodeCompiled_signalSafe(b, pc, top, f, room, &complete);
+  DecodeKey key{pc, top, b.codeBegin, b.codeEnd, static_cast<int32_t>(loadField_signalSafe(b.blob, l_.nmCompileId))};
+  int32_t n = cache_.lookup_signalSafe(key, f, room, tally);
+  if (n > 0) return n;
+  uint64_t ticket = cache_.ticket_signalSafe();  // before the decode reads the nmethod
+  n = decodeCompiled_signalSafe(b, pc, top, f, room, &complete);
+  // A method without a jmethodID yet (a late attach still preloading) must not stay unnamed.
+  for (int32_t i = 0; complete && i < n; i++) complete = f[i].method_id != nullptr;
+  if (complete && n <= DecodeCache::kMaxFrames) cache_.store_signalSafe(key, f, n, ticket);
+  return n;
+}
+
+int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f,
+                                               int32_t room, bool* complete) const {
   uintptr_t method = scopes_.method_signalSafe(b.blob);
+  *complete = true;
   if (method != 0 && ids_.isNative_signalSafe(method)) {  // native wrapper
     f[0] = {kAsgctNativeFrameBci, ids_.idOf_signalSafe(method)};
     return 1;
   }
   JavaScope scope[kMaxInlined];
-  int n = scopes_.decode_signalSafe(b, pc, top, scope, room < kMaxInlined ? room : kMaxInlined);
+  int max = room < kMaxInlined ? room : kMaxInlined;
+  int n = scopes_.decode_signalSafe(b, pc, top, scope, max);
   if (n == 0) {  // no debug info at this pc (e.g. in the nmethod's stub section)
     scope[0] = {method, 0};
     n = 1;
+  } else if (n == max) {
+    *complete = false;  // the chain may go on beyond max
   }
   for (int i = 0; i < n; i++) f[i] = {scope[i].bci, ids_.idOf_signalSafe(scope[i].method)};
   return n;
@@ -187,6 +206,7 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
   int32_t n = 0;
   if (leafCall && max > 1) frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(0, kLeafCallName, false)};
   BlobInfo b;
+  DecodeCache::Tally tally;  // added to the cache's counters once, at the end
   bool found = false;  // b already describes r.pc (looked up for the deopt check below)
   for (int steps = 0; n < max && steps < max + 64; steps++, top = false) {
     if (!s.contains(r.sp)) break;
@@ -222,7 +242,7 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       break;  // returned into code we cannot name: keep the frames we have
     }
     if (b.isNmethod) {
-      n += emitCompiled_signalSafe(b, r.pc, top, frames + n, max - n);
+      n += emitCompiled_signalSafe(b, r.pc, top, frames + n, max - n, &tally);
       uintptr_t pc = r.pc;
       int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
       bool ok = top && poppedOrPopping_signalSafe(pc, s, &r);
@@ -256,6 +276,7 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       found = false;
     }
   }
+  cache_.count_signalSafe(tally);
   return n > 0 ? n : kNotWalkableJava;
 }
 

@@ -11,6 +11,7 @@
 
 #include "jvm/AsgctTypes.h"
 #include "walk/vm/CodeCacheLookup.h"
+#include "walk/vm/DecodeCache.h"
 #include "walk/vm/MethodIds.h"
 #include "walk/vm/ScopeDecoder.h"
 #include "walk/vm/VmLayout.h"
@@ -19,7 +20,8 @@ namespace candor {
 
 class FrameWalker {
  public:
-  explicit FrameWalker(const VmLayout& layout) : l_(layout), code_(layout), ids_(layout), scopes_(layout) {}
+  FrameWalker(const VmLayout& layout, DecodeCache& cache)
+      : l_(layout), code_(layout), ids_(layout), scopes_(layout), cache_(cache) {}
 
   // Walks the JavaThread at `thread` interrupted with `ucontext`; fills up to `max` frames,
   // innermost first. Returns the frame count (> 0) or an AGCT-style code (<= 0). Must run
@@ -46,12 +48,18 @@ class FrameWalker {
   bool senderOfFramed_signalSafe(uintptr_t blob, const Stack& s, Regs* r) const;
   bool senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s, Regs* r, bool tryFp) const;
   bool poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs* r) const;
-  int32_t emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room) const;
+  // The frames of a compiled frame, from the decode cache or decoded (and then cached).
+  int32_t emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room,
+                                  DecodeCache::Tally* tally) const;
+  // *complete: every inlined scope is in f (not cut at room), so the result may be cached.
+  int32_t decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room,
+                                    bool* complete) const;
 
   const VmLayout& l_;
   CodeCacheLookup code_;
   MethodIds ids_;
   ScopeDecoder scopes_;
+  DecodeCache& cache_;
 };
 
 }  // namespace candor

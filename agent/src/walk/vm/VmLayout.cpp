@@ -119,6 +119,7 @@ void loadNmethod(Picker& p, VmLayout* l) {
   l->immutableData = p.has("nmethod", "_immutable_data");
   l->nmOrigPcOffset = p.sized("nmethod", "_orig_pc_offset");
   l->nmPcsBegin = p.sized("nmethod", "_scopes_pcs_offset");
+  if (p.has("nmethod", "_compile_id")) l->nmCompileId = p.sized("nmethod", "_compile_id");
   if (l->immutableData) {  // JDK 25
     l->nmMethod = p.off("nmethod", "_method");
     l->nmImmutable = p.off("nmethod", "_immutable_data");

@@ -43,6 +43,7 @@ struct VmLayout {
   VmOff blobMutableData, blobRelocSize;   // JDK 25: metadata = mutable data + relocations
   VmOff nmDeopt, nmDeoptMh;               // pointer (JDK 17) or offset from header (JDK 25)
   VmOff nmOrigPcOffset;
+  VmOff nmCompileId;                      // optional: DecodeCache checks it on every hit (off < 0: no cache)
   bool unsigned5Excludes0 = false;        // JDK 21+ debug info never contains a 0 byte (X = 1)
 
   int32_t pcDescSize = -1, pcDescPcOffset = -1, pcDescScopeOffset = -1;

@@ -2,10 +2,13 @@
 
 #include <setjmp.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "control/Log.h"
 #include "walk/vm/CrashGuard.h"
+#include "walk/vm/DecodeCache.h"
 #include "walk/vm/FrameWalker.h"
 #include "walk/vm/MethodIds.h"
 #include "walk/vm/StubNames.h"
@@ -15,7 +18,9 @@ namespace candor {
 
 namespace {
 VmLayout gLayout;                  // written once by enable(), before gEnabled is published
-FrameWalker gWalker(gLayout);
+DecodeCache gDecodeCache;          // allocated by enable() unless CANDOR_TEST_NO_DECODE_CACHE=1
+FrameWalker gWalker(gLayout, gDecodeCache);
+constexpr uint32_t kDecodeCacheEntries = 4096;  // 1 MB of address space; pages touched as used
 std::atomic<bool> gEnabled{false};
 std::mutex gEnableMutex;
 bool gTried = false;
@@ -61,6 +66,13 @@ bool idsArePointers(JNIEnv* env) {
   }
   return pointers;
 }
+// Without a compile id a hit could not be told from a new nmethod at the same address: no cache.
+void initDecodeCache() {
+  const char* off = getenv("CANDOR_TEST_NO_DECODE_CACHE");  // measures the walker without it
+  if (off != nullptr && strcmp(off, "1") == 0) logInfo("own stack walker: decode cache off (test switch)");
+  else if (gLayout.nmCompileId.off < 0) logInfo("own stack walker: no nmethod::_compile_id; decode cache off");
+  else if (!gDecodeCache.init(kDecodeCacheEntries)) logInfo("own stack walker: cannot map the decode cache; it is off");
+}
 }  // namespace
 
 bool VmStackWalker::prepare(jvmtiEnv* jvmti, JNIEnv* env, std::string* missing) {
@@ -78,6 +90,7 @@ bool VmStackWalker::prepare(jvmtiEnv* jvmti, JNIEnv* env, std::string* missing) 
     return false;
   }
   gLayout.jmethodIdIsPointer = idsArePointers(env);
+  initDecodeCache();
   // Stub names: every stub generated so far now, later ones as they come.
   if (jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, nullptr) != JVMTI_ERROR_NONE ||
       jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED) != JVMTI_ERROR_NONE) {
@@ -113,6 +126,22 @@ int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFr
     CrashGuard::disarm_signalSafe();
   }
   return result;
+}
+
+void VmStackWalker::onCompiledMethodUnload(const void* codeAddr) {
+  gDecodeCache.invalidate(reinterpret_cast<uintptr_t>(codeAddr));
+}
+
+void VmStackWalker::logDecodeCacheStats() {
+  DecodeCacheStats s = gDecodeCache.takeStats();
+  uint64_t lookups = s.hits + s.misses + s.stale;
+  if (lookups == 0) return;
+  logInfo("own walker decode cache: %llu hits, %llu misses, %llu stale (%.1f%% hits); %llu writes skipped; "
+          "%llu entries invalidated by %llu unloads",
+          static_cast<unsigned long long>(s.hits), static_cast<unsigned long long>(s.misses),
+          static_cast<unsigned long long>(s.stale), 100.0 * static_cast<double>(s.hits) / static_cast<double>(lookups),
+          static_cast<unsigned long long>(s.skipped), static_cast<unsigned long long>(s.invalidated),
+          static_cast<unsigned long long>(s.unloads));
 }
 
 void VmStackWalker::onDynamicCode(const char* name, const void* address, jint length) {

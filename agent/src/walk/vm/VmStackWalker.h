@@ -27,6 +27,10 @@ class VmStackWalker {
 
   // JVMTI DynamicCodeGenerated: a stub's name and range (ordinary thread).
   static void onDynamicCode(const char* name, const void* address, jint length);
+  // JVMTI CompiledMethodUnload: forgets the cached decodes of that nmethod (ordinary thread).
+  static void onCompiledMethodUnload(const void* codeAddr);
+  // One log line with the decode cache's counters since the last call, if it was used.
+  static void logDecodeCacheStats();
 
  private:
   static bool prepare(jvmtiEnv* jvmti, JNIEnv* env, std::string* missing);

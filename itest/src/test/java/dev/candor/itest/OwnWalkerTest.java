@@ -202,7 +202,11 @@ class OwnWalkerTest {
                 assertTrue(statsText.contains("\"spilled\": 0,"), name + ": no spill buffers at depth=2048: " + statsText);
             } else {
                 assertTrue(whole >= 0.95 * inLeaf, name + ": only " + whole + " of " + inLeaf + " leaf samples whole");
-                assertEquals(0, truncated, name + ": stacks marked truncated although the depth is unlimited");
+                // Unlimited depth cuts a stack only when all 16 spill buffers are lent out at once (a
+                // writer kept off the CPU on a busy machine): then it says so in spill_refused.
+                long refused = Long.parseLong(statsText.replaceAll("(?s).*\"spill_refused\": (\\d+).*", "$1"));
+                assertTrue(truncated <= refused && truncated <= 0.05 * inLeaf,
+                        name + ": " + truncated + " stacks marked truncated with unlimited depth, spill_refused " + refused);
                 assertTrue(statsText.contains("\"limit\": 262144,"), name + ": stats do not say unlimited: " + statsText);
                 assertFalse(statsText.contains("\"spilled\": 0,"), name + ": no sample used a spill buffer: " + statsText);
             }
