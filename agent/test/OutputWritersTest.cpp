@@ -130,6 +130,23 @@ TEST(SummaryWriter, ShowsRateTopMethodsAndFailures) {
   EXPECT_EQ(s.find("[gc_active]"), std::string::npos) << "pseudo-frames are not methods";
 }
 
+TEST(SummaryWriter, CountsARecursiveMethodOncePerStack) {
+  ProfileReport r;
+  r.ticks = 4;
+  ProfileSnapshot& s = r.snapshot;
+  uint32_t main = s.intern("a.Main.main", kKindJava), rec = s.intern("a.Main.rec", kKindJava);
+  s.addStack({main, rec, rec, rec, s.intern("a.Main.leaf", kKindJava)}, 2);
+  s.addStack({main, rec, s.intern("a.Main.other", kKindJava)}, 1);
+  s.addStack({main, rec, rec}, 1);
+  std::ostringstream out;
+  writeSummary(r, out);
+  std::string text = out.str();
+  size_t total = text.find("Top methods by total");
+  EXPECT_NE(text.find("25.00% 100.00%         4  a.Main.rec", total), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0.00% 100.00%         4  a.Main.main", total), std::string::npos) << text;
+  EXPECT_NE(text.find("50.00%  50.00%         2  a.Main.leaf", total), std::string::npos) << text;
+}
+
 TEST(StatsWriter, WritesCountersAsJson) {
   std::ostringstream out;
   writeStats(sampleReport(), out);

@@ -143,19 +143,29 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     std::string name = it != byTid.end() ? it->second->name : "?";
     return snap.intern("[" + name + " tid=" + std::to_string(tid) + "]", kKindThread);
   };
+  // The store is a prefix tree too: each of its nodes is mapped to a snapshot node once per root
+  // (the kind, thread and state frames above the stack), so a deep stack shared by many traces
+  // costs its depth once, not once per trace.
+  std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> mapped;  // root node -> store node -> node
+  std::vector<uint32_t> pending;
   for (const auto& [key, count] : store.counts()) {
-    std::vector<StoredFrame> stored = store.frames(key.trace);
-    std::vector<uint32_t> frames;
-    frames.reserve(stored.size() + 3);
-    if (splitKinds) frames.push_back(kindFrame(key.kind));
-    if (options.threads) frames.push_back(threadFrame(key.tid));
+    uint32_t root = 0;
+    if (splitKinds) root = snap.childOf(root, kindFrame(key.kind));
+    if (options.threads) root = snap.childOf(root, threadFrame(key.tid));
     if (options.states) {
-      frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
+      root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
     }
-    for (auto f = stored.rbegin(); f != stored.rend(); ++f) {
-      frames.push_back(frameFor(snap, resolver, *f, options.lines));
+    std::unordered_map<uint32_t, uint32_t>& nodeOf = mapped[root];
+    nodeOf.emplace(0, root);
+    pending.clear();
+    uint32_t n = key.trace;
+    for (; nodeOf.find(n) == nodeOf.end(); n = store.parent(n)) pending.push_back(n);
+    uint32_t node = nodeOf[n];
+    for (auto p = pending.rbegin(); p != pending.rend(); ++p) {
+      node = snap.childOf(node, frameFor(snap, resolver, store.frame(*p), options.lines));
+      nodeOf[*p] = node;
     }
-    snap.addStack(std::move(frames), count);
+    snap.addSamples(node, count);
   }
   if (options.threads || options.states) {  // failures stay under the thread and state they hit
     for (const auto& [key, n] : accounting.failuresByThread()) {

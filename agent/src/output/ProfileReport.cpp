@@ -18,19 +18,25 @@ uint32_t ProfileSnapshot::intern(const std::string& name, char kind) {
 
 void ProfileSnapshot::addStack(const std::vector<uint32_t>& frames, uint64_t count) {
   if (count == 0) return;
-  total_ += count;
   uint32_t node = 0;
-  for (uint32_t f : frames) {
-    auto [it, isNew] = children_.try_emplace(uint64_t(node) << 32 | f, static_cast<uint32_t>(nodes_.size()));
-    if (isNew) {
-      Node child{f, node};
-      child.nextSibling = nodes_[node].firstChild;
-      nodes_[node].firstChild = it->second;
-      nodes_.push_back(child);
-    }
-    node = it->second;
+  for (uint32_t f : frames) node = childOf(node, f);
+  addSamples(node, count);
+}
+
+uint32_t ProfileSnapshot::childOf(uint32_t parent, uint32_t frame) {
+  auto [it, isNew] = children_.try_emplace(uint64_t(parent) << 32 | frame, static_cast<uint32_t>(nodes_.size()));
+  if (isNew) {
+    Node child{frame, parent};
+    child.nextSibling = nodes_[parent].firstChild;
+    nodes_[parent].firstChild = it->second;
+    nodes_.push_back(child);
   }
+  return it->second;
+}
+
+void ProfileSnapshot::addSamples(uint32_t node, uint64_t count) {
   nodes_[node].self += count;
+  total_ += count;
 }
 
 std::vector<uint64_t> ProfileSnapshot::nodeTotals() const {

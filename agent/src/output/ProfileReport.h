@@ -39,6 +39,10 @@ class ProfileSnapshot {
   uint32_t intern(const std::string& name, char kind);
   // `frames` root first; a stack with no frames counts on the root.
   void addStack(const std::vector<uint32_t>& frames, uint64_t count);
+  // The node for `frame` under `parent`, made if new (building the tree a node at a time).
+  uint32_t childOf(uint32_t parent, uint32_t frame);
+  // Counts samples whose innermost frame is `node`.
+  void addSamples(uint32_t node, uint64_t count);
   const std::vector<SnapshotFrame>& frames() const { return frames_; }
   // nodes()[0] is the root; every node comes after its parent.
   const std::vector<Node>& nodes() const { return nodes_; }

@@ -4,7 +4,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace candor {
@@ -58,6 +57,42 @@ void timeTable(std::ostream& out, const char* title, const std::vector<KindRepor
   }
   out << "\n";
 }
+
+// Self and total samples per frame, in one walk of the calling-context tree: a node's subtree
+// total counts for its method unless the method is already on the path above (recursion), so
+// the cost is one visit per node, not per frame of every stack (deep stacks share their prefixes).
+std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnapshot& snap) {
+  const auto& nodes = snap.nodes();
+  std::vector<uint64_t> totals = snap.nodeTotals();
+  std::vector<uint32_t> onPath(snap.frames().size(), 0);
+  std::unordered_map<uint32_t, MethodTotals> byFrame;
+  auto counted = [&](uint32_t v) {
+    char kind = snap.frames()[nodes[v].frame].kind;
+    return kind == kKindJava || kind == kKindNative;
+  };
+  uint32_t v = nodes[0].firstChild;
+  while (v != ProfileSnapshot::kNone) {
+    uint32_t f = nodes[v].frame;  // enter v
+    if (counted(v)) {
+      MethodTotals& t = byFrame[f];
+      if (onPath[f] == 0) t.total += totals[v];
+      t.self += nodes[v].self;
+    }
+    onPath[f]++;
+    if (nodes[v].firstChild != ProfileSnapshot::kNone) {
+      v = nodes[v].firstChild;
+      continue;
+    }
+    // leave v and every ancestor whose children are done, then go on with the next sibling
+    while (v != 0) {
+      onPath[nodes[v].frame]--;
+      if (nodes[v].nextSibling != ProfileSnapshot::kNone) break;
+      v = nodes[v].parent;
+    }
+    v = v == 0 ? ProfileSnapshot::kNone : nodes[v].nextSibling;
+  }
+  return byFrame;
+}
 }  // namespace
 
 void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
@@ -91,20 +126,7 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
 
   // Self is the leaf frame; total counts a method once per stack, however often it recurses.
   const ProfileSnapshot& snap = r.snapshot;
-  std::unordered_map<uint32_t, MethodTotals> byFrame;
-  snap.forEachStack([&](const std::vector<uint32_t>& frames, uint64_t count) {
-    std::unordered_set<uint32_t> seen;
-    for (uint32_t f : frames) {
-      char kind = snap.frames()[f].kind;
-      if (kind != kKindJava && kind != kKindNative) continue;
-      if (seen.insert(f).second) byFrame[f].total += count;
-    }
-    if (!frames.empty()) {
-      uint32_t leaf = frames.back();
-      char kind = snap.frames()[leaf].kind;
-      if (kind == kKindJava || kind == kKindNative) byFrame[leaf].self += count;
-    }
-  });
+  std::unordered_map<uint32_t, MethodTotals> byFrame = methodTotalsByFrame(snap);
   std::unordered_map<std::string, MethodTotals> byName;  // a name may be interned per kind
   for (const auto& [f, t] : byFrame) {
     MethodTotals& m = byName[snap.frames()[f].name];

@@ -39,6 +39,9 @@ class TraceStore {
   // Frames of a trace, leaf first (as AGCT returns them).
   std::vector<StoredFrame> frames(uint32_t trace) const;
   uint32_t depth(uint32_t trace) const { return nodes_[trace].depth; }
+  // The prefix tree itself: node 0 is the root; a trace id is a node.
+  uint32_t parent(uint32_t node) const { return nodes_[node].parent; }
+  const StoredFrame& frame(uint32_t node) const { return nodes_[node].frame; }
   // Distinct traces added, and the frames stored for all of them together.
   size_t traceCount() const { return traceCount_; }
   size_t nodeCount() const { return nodes_.size() - 1; }
