@@ -45,8 +45,9 @@ std::string threadName(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
 
 constexpr int kDrainPeriodMs = 5;
 // Deep stacks sampled at once before the next ones are cut at kSlotDepth: the writer frees a
-// buffer every drain, so this covers 16 deep samples per drain period.
-constexpr uint32_t kSpillBuffers = 16;
+// buffer every drain (each 1 ms while any is lent), so this covers 32 deep samples between two
+// drains, or a writer kept off the CPU for tens of milliseconds.
+constexpr uint32_t kSpillBuffers = 32;  // SpillPool::kMaxBuffers
 constexpr int kRescanEvery = 200;  // drain steps between /proc scans for allthreads (~1 s)
 }  // namespace
 

@@ -202,7 +202,7 @@ class OwnWalkerTest {
                 assertTrue(statsText.contains("\"spilled\": 0,"), name + ": no spill buffers at depth=2048: " + statsText);
             } else {
                 assertTrue(whole >= 0.95 * inLeaf, name + ": only " + whole + " of " + inLeaf + " leaf samples whole");
-                // Unlimited depth cuts a stack only when all 16 spill buffers are lent out at once (a
+                // Unlimited depth cuts a stack only when all 32 spill buffers are lent out at once (a
                 // writer kept off the CPU on a busy machine): then it says so in spill_refused.
                 long refused = Long.parseLong(statsText.replaceAll("(?s).*\"spill_refused\": (\\d+).*", "$1"));
                 assertTrue(truncated <= refused && truncated <= 0.05 * inLeaf,
