@@ -88,8 +88,9 @@ SELF_RE = r"loops=(\d+) elapsed_ms=(\d+) cpu_ms=(-?\d+) thread_cpu_ms=(\d+)"
 
 
 # candor with another stack walker than its default (walk=vm, issue 9): "<interval>-<walk>", e.g.
-# "100us-agct" (AsyncGetCallTrace), "100us-remote"
-WALKS = ("agct", "vm", "remote")
+# "100us-agct" (AsyncGetCallTrace), "100us-remote";
+# "100us-copy" is the experimental signal-free mode (walk=copy), run on request with --configs
+WALKS = ("agct", "vm", "remote", "copy")
 
 
 def candor_interval(cfg):

@@ -37,8 +37,12 @@ const OptionSpec kSpecs[] = {
     {"threads", false, "split stacks by thread (same as split=thread); threads=REGEX samples only matching thread names"},
     {"lines", false, "add :line to Java frames"},
     {"depth", true, "maximum frames per stack, a number or unlimited (default unlimited: 262144)"},
-    {"walk", true, "agct | vm | remote: who walks the stack; vm is candor's own walker, crash-protected, in the "
-                   "handler; remote runs it on a walker thread while the sampled thread waits (default vm)"},
+    {"walk", true, "agct | vm | remote | copy: who walks the stack; vm is candor's own walker, crash-protected, in the "
+                   "handler; remote runs it on a walker thread while the sampled thread waits; copy (experimental, "
+                   "event=cpu) takes no signal: perf copies the stack top (stackcopy=), a reader thread walks the "
+                   "copy (default vm)"},
+    {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, at most 60k); deeper "
+                        "frames are cut and marked [truncated]"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
@@ -165,7 +169,7 @@ std::string eventsName(const Options& o) {
 }
 
 const char* walkModeName(WalkMode w) {
-  return w == WalkMode::kVm ? "vm" : w == WalkMode::kRemote ? "remote" : "agct";
+  return w == WalkMode::kVm ? "vm" : w == WalkMode::kRemote ? "remote" : w == WalkMode::kCopy ? "copy" : "agct";
 }
 
 const char* engineName(EngineKind e) {
@@ -234,7 +238,7 @@ ParseResult parseOptions(const char* text) {
   std::string all = text != nullptr ? text : "";
   size_t pos = 0;
   int commands = 0;
-  bool sawEvent = false, intervalGiven = false, samplerIntervalGiven = false;
+  bool sawEvent = false, intervalGiven = false, samplerIntervalGiven = false, stackCopyGiven = false;
   while (pos <= all.size()) {
     size_t comma = all.find(',', pos);
     if (comma == std::string::npos) comma = all.size();
@@ -366,7 +370,18 @@ ParseResult parseOptions(const char* text) {
       if (value == "agct") o.walk = WalkMode::kAgct;
       else if (value == "vm") o.walk = WalkMode::kVm;
       else if (value == "remote") o.walk = WalkMode::kRemote;
-      else return bad("agct, vm or remote");
+      else if (value == "copy") o.walk = WalkMode::kCopy;
+      else return bad("agct, vm or remote (or copy, experimental)");
+    } else if (name == "stackcopy") {
+      uint64_t v;
+      bool kilo = !value.empty() && (value.back() == 'k' || value.back() == 'K');
+      if (!parseUint(kilo ? value.substr(0, value.size() - 1) : value, 1 << 20, &v)) {
+        return bad("a size in bytes or k, e.g. 8k");
+      }
+      if (kilo) v *= 1024;
+      if (v < 512 || v > 60 * 1024) return bad("a size from 512 to 60k bytes");
+      o.stackCopyBytes = static_cast<uint32_t>((v + 7) & ~uint64_t{7});  // perf wants whole words
+      stackCopyGiven = true;
     } else if (name == "ringsize") {
       uint64_t v;
       if (!parseUint(value, 1 << 20, &v) || v < 16 || (v & (v - 1)) != 0) {
@@ -402,6 +417,18 @@ ParseResult parseOptions(const char* text) {
     r.error = "give at most one of start, stop, dump, status, help";
     return r;
   }
+  if (o.walk == WalkMode::kCopy && (!o.cpuEngine || o.engine != EngineKind::kCpu)) {
+    r.error = "option 'walk=copy' needs event=cpu (perf copies the stack; no other engine can)";
+    return r;
+  }
+  if (o.walk == WalkMode::kCopy && o.jitterPct != 0) {
+    r.error = "option 'jitter' cannot be used with walk=copy (no signal handler re-arms the timer)";
+    return r;
+  }
+  if (stackCopyGiven && o.walk != WalkMode::kCopy) {
+    r.error = "option 'stackcopy' only applies to walk=copy";
+    return r;
+  }
   if (o.engine == EngineKind::kItimer && o.signal != 0 && o.signal != SIGPROF) {
     r.error = "option 'signal' cannot be used with event=itimer (setitimer always sends SIGPROF)";
     return r;
@@ -413,7 +440,7 @@ ParseResult parseOptions(const char* text) {
 std::string optionsHelp() {
   std::string s = "candor agent options (comma-separated, name or name=value):\n";
   for (const auto& spec : kSpecs) {
-    char line[160];
+    char line[512];  // the longest help (walk=) is over 200 characters
     snprintf(line, sizeof line, "  %-11s %s\n", spec.takesValue ? (std::string(spec.name) + "=").c_str() : spec.name,
              spec.help);
     s += line;

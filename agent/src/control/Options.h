@@ -11,7 +11,8 @@ enum class EngineKind { kCpu, kCtimer, kItimer };
 enum class SamplerMode { kNone, kWall, kSafepoint, kHandshake };
 enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp };
 // Who walks the stack in the signal handler: AsyncGetCallTrace, or candor's own walker.
-enum class WalkMode { kAgct, kVm, kRemote };
+// kCopy (experimental): no signal; the own walker walks perf's copy of the stack on a reader thread.
+enum class WalkMode { kAgct, kVm, kRemote, kCopy };
 const char* walkModeName(WalkMode w);
 
 const char* engineName(EngineKind e);
@@ -46,6 +47,7 @@ struct Options {
   uint32_t depth = kUnlimitedDepth;      // frames per stack; a cut stack is marked [truncated]
   WalkMode walk = WalkMode::kVm;  // the own walker: as accurate as AGCT, and it sees stubs and intrinsics
   uint32_t ringSize = 1024;
+  uint32_t stackCopyBytes = 8192;        // walk=copy: bytes of the user stack perf copies per sample
   std::string title = "candor profile";
   std::string replyFile;   // where an attached agent writes its one-line answer (for tools)
   int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)

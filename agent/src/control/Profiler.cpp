@@ -13,6 +13,7 @@
 #include "engine/CTimerEngine.h"
 #include "engine/ITimerEngine.h"
 #include "engine/PerfEngine.h"
+#include "engine/PerfRingEngine.h"
 #include "engine/SignalHandler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
@@ -61,6 +62,16 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
   switch (options.engine) {
     case EngineKind::kCpu: {
       std::string perfWhy;
+      if (options.walk == WalkMode::kCopy) {  // experimental: no signal, the reader walks perf's stack copies
+        if (!PerfRingEngine::available(options.stackCopyBytes, &perfWhy)) {
+          logInfo("walk=copy is not available (%s); using walk=vm", perfWhy.c_str());
+          options_.walk = WalkMode::kVm;
+        } else if (VmStackWalker::enable(Jvm::jvmti(), Jvm::currentEnv())) {
+          return std::make_unique<PerfRingEngine>();
+        } else {
+          options_.walk = WalkMode::kAgct;  // enable() said why
+        }
+      }
       if (PerfEngine::available(&perfWhy)) return std::make_unique<PerfEngine>(sig);
       logInfo("event=cpu is not available (%s); falling back to event=ctimer", perfWhy.c_str());
       options_.engine = EngineKind::kCtimer;
@@ -113,7 +124,7 @@ bool Profiler::start(const Options& options, std::string* why) {
   engine_.reset();
   if (options.cpuEngine) {
     engine_ = createEngine(options, why);
-    if (!engine_ || !SignalHandler::install(engine_->signal(), why)) return false;
+    if (!engine_ || (engine_->signal() != 0 && !SignalHandler::install(engine_->signal(), why))) return false;
   }
   wallSignal_ = 0;
   if (options.sampler == SamplerMode::kWall) {
@@ -159,7 +170,8 @@ bool Profiler::start(const Options& options, std::string* why) {
   // walk=vm and walk=remote fall back to AGCT (with one log line) when this JVM lacks what the
   // own walker needs.
   if (options_.walk != WalkMode::kAgct && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
-  walker_->useOwnWalker(options_.walk == WalkMode::kVm);
+  // walk=copy: the handler walks only wall ticks (event=cpu,wall), with the own walker too.
+  walker_->useOwnWalker(options_.walk == WalkMode::kVm || options_.walk == WalkMode::kCopy);
   auto interval = static_cast<uint64_t>(options_.cpuEngine ? options_.intervalNs : 0);
   walker_->throttleWalksAbove(interval / 2, 2 * interval);
   if (options_.walk == WalkMode::kRemote) {
@@ -169,6 +181,10 @@ bool Profiler::start(const Options& options, std::string* why) {
   }
   jvmtiWalker_ = std::make_unique<JvmtiWalker>(*ring_, counters_);
   if (engine_ && !engine_->start(options_, why)) return false;
+  if (options_.walk == WalkMode::kCopy) {  // before any thread is armed: it reads their last samples
+    ringReader_ = std::make_unique<RingReader>(*ring_, counters_, static_cast<PerfRingEngine&>(*engine_));
+    ringReader_->start();
+  }
   registry_.clear();
   registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
   startWallNs_ = clockNs(CLOCK_MONOTONIC);
@@ -184,7 +200,8 @@ bool Profiler::start(const Options& options, std::string* why) {
   }
   logInfo("profiling started: event=%s interval=%lldns%s walk=%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
-          engine_ ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "", walkModeName(options_.walk),
+          engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
+          walkModeName(options_.walk),
           registry_.armedCount());
   return true;
 }
@@ -257,7 +274,12 @@ bool Profiler::stop(std::string* why) {
     remoteWalker_.reset();
   }
   if (options_.walk != WalkMode::kAgct) VmStackWalker::logDecodeCacheStats();
-  registry_.end(Jvm::currentEnv());
+  registry_.end(Jvm::currentEnv());  // walk=copy: each ring's last samples are read as it is disarmed
+  if (ringReader_) {
+    ringReader_->stop();
+    ringReader_->logSummary();
+    ringReader_.reset();
+  }
   if (engine_) engine_->stop();
   writer_.stop();
   endWallNs_ = clockNs(CLOCK_MONOTONIC);

@@ -18,6 +18,7 @@
 #include "store/TraceStore.h"
 #include "walk/AsgctWalker.h"
 #include "walk/JvmtiWalker.h"
+#include "walk/RingReader.h"
 
 namespace candor {
 
@@ -55,6 +56,7 @@ class Profiler {
   std::unique_ptr<AsgctWalker> walker_;
   std::unique_ptr<JvmtiWalker> jvmtiWalker_;
   std::unique_ptr<RemoteWalker> remoteWalker_;  // walk=remote only
+  std::unique_ptr<RingReader> ringReader_;      // walk=copy only
   std::unique_ptr<ThreadSampler> sampler_;
   int wallSignal_ = 0;
   HandlerCounters counters_;

@@ -99,7 +99,11 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   out << "candor profile summary\n\n";
   out << fmt("engine:    %s (%s), signal %s (%d)\n", r.engine.c_str(), r.engineDescription.c_str(),
              r.signal.c_str(), r.signalNumber);
-  out << fmt("walker:    %s\n", r.walker == "vm" ? "vm (candor's own stack walker)" : "agct (AsyncGetCallTrace)");
+  const char* walker = r.walker == "vm"       ? "vm (candor's own stack walker)"
+                       : r.walker == "remote" ? "remote (candor's own stack walker on a walker thread)"
+                       : r.walker == "copy"   ? "copy (candor's own stack walker on perf's stack copies, no signal)"
+                                              : "agct (AsyncGetCallTrace)";
+  out << fmt("walker:    %s\n", walker);
   bool hasCpu = r.kinds.empty() || r.kinds[0].name == "cpu";
   if (hasCpu) out << fmt("interval:  %.3f ms of CPU time per thread, jitter %d%%\n", r.intervalNs / 1e6, r.jitterPct);
   if (r.hasSampler) {

@@ -15,6 +15,10 @@ constexpr int kInterpSenderSp = -1;
 constexpr int32_t kMaxInlined = 64;
 // The frame shown for time in C code that compiled code called directly (libjvm's leaf calls).
 const char kLeafCallName[] = "native leaf call";
+// walk=copy does not know the thread's state: C code it climbed out of may also be the VM or JNI.
+const char kCopiedNativeName[] = "native code";
+constexpr int kLeafCallLinks = 8;
+constexpr int kCopiedNativeLinks = 64;  // VM calls (allocation, class loading) nest deeper
 
 // AGCT's codes, so the failures land in the same named buckets.
 constexpr int32_t kNoJavaFrame = 0;
@@ -25,18 +29,45 @@ constexpr int32_t kNotWalkableJava = -6;
 uint8_t codeByte(uintptr_t pc, int i) { return load_signalSafe<uint8_t>(pc + i); }
 }  // namespace
 
-bool FrameWalker::fromAnchor_signalSafe(uintptr_t anchor, Regs* r) const {
-  uintptr_t sp = loadPtr_signalSafe(anchor + l_.anchorSp);
+uintptr_t FrameWalker::Stack::load(uintptr_t p) const {
+  if (copy != nullptr && contains(p)) return copy->load_signalSafe(p);  // walk=copy: never the live stack
+  return loadPtr_signalSafe(p);
+}
+
+// The anchor is in the JavaThread, or on the stack in a JavaCallWrapper (entry frames).
+bool FrameWalker::fromAnchor_signalSafe(uintptr_t anchor, const Stack& s, Regs* r) const {
+  uintptr_t sp = s.load(anchor + l_.anchorSp);
   if (sp == 0) return false;
-  uintptr_t pc = loadPtr_signalSafe(anchor + l_.anchorPc);
+  uintptr_t pc = s.load(anchor + l_.anchorPc);
   r->sp = sp;
-  r->pc = pc != 0 ? pc : loadPtr_signalSafe(sp - kWord);  // not yet made walkable: pc is below sp
-  r->fp = loadPtr_signalSafe(anchor + l_.anchorFp);
+  r->pc = pc != 0 ? pc : s.load(sp - kWord);  // not yet made walkable: pc is below sp
+  r->fp = s.load(anchor + l_.anchorFp);
   return true;
 }
 
-bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, Regs* r, int32_t* code,
-                                       bool* interrupted, bool* leafCall) const {
+// walk=copy: the thread's state and anchor are live data and the thread has moved on since the
+// sample, so neither is used. The sampled pc is in generated code (interrupted there), or in C
+// code that generated code called (found through rbp links in the copy), or the tick is
+// unknown_not_java.
+bool FrameWalker::startFromCopy_signalSafe(const Stack& s, Regs* r, int32_t* code, bool* interrupted,
+                                           bool* leafCall) const {
+  const SampledRegs& sampled = s.copy->regs();
+  *r = Regs{sampled.pc, sampled.sp, sampled.fp, sampled.bcp};
+  *interrupted = true;
+  if (code_.inCodeCache_signalSafe(r->pc)) return true;
+  *interrupted = false;
+  r->bcp = 0;
+  if (climbNativeFrames_signalSafe(s, r)) {
+    *leafCall = true;
+    return true;
+  }
+  *code = kUnknownNotJava;
+  return false;
+}
+
+bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, const Stack& s, Regs* r,
+                                       int32_t* code, bool* interrupted, bool* leafCall) const {
+  if (s.copy != nullptr) return startFromCopy_signalSafe(s, r, code, interrupted, leafCall);
   auto uc = static_cast<const ucontext_t*>(ucontext);
   int64_t state = loadField_signalSafe(thread, l_.threadState);
   if (state == l_.stateInJava) {
@@ -50,8 +81,8 @@ bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, R
     if (code_.inCodeCache_signalSafe(r->pc)) return true;
     *interrupted = false;
     // In Java state but outside generated code: a leaf call into the VM or a library.
-    if (fromAnchor_signalSafe(thread + l_.threadAnchor, r)) return true;
-    if (climbNativeFrames_signalSafe(thread, r)) {
+    if (fromAnchor_signalSafe(thread + l_.threadAnchor, s, r)) return true;
+    if (climbNativeFrames_signalSafe(s, r)) {
       *leafCall = true;
       return true;
     }
@@ -59,20 +90,19 @@ bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, R
     return false;
   }
   // In native, in the VM or blocked: the last Java frame was recorded on the way out of Java.
-  if (fromAnchor_signalSafe(thread + l_.threadAnchor, r)) return true;
+  if (fromAnchor_signalSafe(thread + l_.threadAnchor, s, r)) return true;
   *code = kNoJavaFrame;
   return false;
 }
 
 // A leaf call from compiled code into C (math, GC barriers, arraycopy helpers) leaves no
 // anchor, but libjvm keeps frame pointers: follow rbp links until one returns into generated code.
-bool FrameWalker::climbNativeFrames_signalSafe(uintptr_t thread, Regs* r) const {
-  uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
-  Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base};
+bool FrameWalker::climbNativeFrames_signalSafe(const Stack& s, Regs* r) const {
   uintptr_t fp = r->fp;
-  for (int i = 0; i < 8 && fp >= r->sp && s.contains(fp + kWord) && (fp & 7) == 0; i++) {
-    uintptr_t ret = loadPtr_signalSafe(fp + kWord);
-    uintptr_t next = loadPtr_signalSafe(fp);
+  int links = s.copy != nullptr ? kCopiedNativeLinks : kLeafCallLinks;
+  for (int i = 0; i < links && fp >= r->sp && s.contains(fp + kWord) && (fp & 7) == 0; i++) {
+    uintptr_t ret = s.load(fp + kWord);
+    uintptr_t next = s.load(fp);
     if (code_.inCodeCache_signalSafe(ret)) {
       *r = Regs{ret, fp + 2 * kWord, next, 0};
       return true;
@@ -91,8 +121,8 @@ bool FrameWalker::senderOfFramed_signalSafe(uintptr_t blob, const Stack& s, Regs
   int64_t words = loadField_signalSafe(blob, l_.blobFrameSize);
   uintptr_t senderSp = r->sp + words * kWord;
   if (words <= 0 || !s.contains(senderSp - 2 * kWord)) return false;
-  r->pc = loadPtr_signalSafe(senderSp - kWord);
-  r->fp = loadPtr_signalSafe(senderSp - 2 * kWord);
+  r->pc = s.load(senderSp - kWord);
+  r->fp = s.load(senderSp - 2 * kWord);
   r->sp = senderSp;
   return true;
 }
@@ -111,13 +141,13 @@ bool FrameWalker::poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs*
                 (b0 == 0xC5 && codeByte(pc, 1) == 0xF8 && codeByte(pc, 2) == 0x77);  // vzeroupper
   if (b0 == 0x5D) {  // pop rbp
     if (!s.contains(r->sp + kWord)) return false;
-    r->fp = loadPtr_signalSafe(r->sp);
-    r->pc = loadPtr_signalSafe(r->sp + kWord);
+    r->fp = s.load(r->sp);
+    r->pc = s.load(r->sp + kWord);
     r->sp += 2 * kWord;
     return true;
   }
   if (!popped) return false;
-  r->pc = loadPtr_signalSafe(r->sp);
+  r->pc = s.load(r->sp);
   r->sp += kWord;
   return true;
 }
@@ -128,7 +158,7 @@ bool FrameWalker::poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs*
 bool FrameWalker::senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s, Regs* r, bool tryFp) const {
   uintptr_t pc = r->pc;
   if (pc == b.codeBegin || codeByte(pc, 0) == 0xC3 || codeByte(pc, 0) == 0x55 /* push rbp */) {
-    uintptr_t ret = loadPtr_signalSafe(r->sp);
+    uintptr_t ret = s.load(r->sp);
     if (!returnsIntoJava_signalSafe(ret)) return false;
     r->pc = ret;
     r->sp += kWord;
@@ -138,18 +168,18 @@ bool FrameWalker::senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s
   // word before `enter` (the nmethod entry barrier pushes a deopt cookie).
   for (int slot = 1; tryFp && slot <= 2 && r->fp >= r->sp && r->fp - r->sp < 4096 && s.contains(r->fp + slot * kWord);
        slot++) {
-    uintptr_t ret = loadPtr_signalSafe(r->fp + slot * kWord);
+    uintptr_t ret = s.load(r->fp + slot * kWord);
     if (returnsIntoJava_signalSafe(ret)) {
       r->pc = ret;
       r->sp = r->fp + (slot + 1) * kWord;
-      r->fp = loadPtr_signalSafe(r->fp);
+      r->fp = s.load(r->fp);
       return true;
     }
   }
   for (int slot = 0; slot < 2; slot++) {  // no frame yet, or only rbp pushed
-    uintptr_t ret = loadPtr_signalSafe(r->sp + slot * kWord);
+    uintptr_t ret = s.load(r->sp + slot * kWord);
     if (!returnsIntoJava_signalSafe(ret)) continue;
-    if (slot == 1) r->fp = loadPtr_signalSafe(r->sp);
+    if (slot == 1) r->fp = s.load(r->sp);
     r->pc = ret;
     r->sp += (slot + 1) * kWord;
     return true;
@@ -193,26 +223,31 @@ int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, 
   return n;
 }
 
-int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames,
-                                     int32_t max) const {
+int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
+                                     StackCopy* copy) const {
+  uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
+  Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base, copy};
   Regs r = {0, 0, 0, 0};
   int32_t code = kUnknownJava;
   bool top = false;  // true while r holds interrupted registers: the pc is not a return address
   bool leafCall = false;
-  if (!startRegs_signalSafe(thread, ucontext, &r, &code, &top, &leafCall)) return code;
-  uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
-  Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base};
+  if (!startRegs_signalSafe(thread, ucontext, s, &r, &code, &top, &leafCall)) return code;
   uintptr_t callStubReturn = loadPtr_signalSafe(reinterpret_cast<uintptr_t>(l_.callStubReturn));
   int32_t n = 0;
-  if (leafCall && max > 1) frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(0, kLeafCallName, false)};
+  if (leafCall && max > 1) {
+    const char* name = copy != nullptr ? kCopiedNativeName : kLeafCallName;
+    frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(0, name, false)};
+  }
   BlobInfo b;
   DecodeCache::Tally tally;  // added to the cache's counters once, at the end
   bool found = false;  // b already describes r.pc (looked up for the deopt check below)
   for (int steps = 0; n < max && steps < max + 64; steps++, top = false) {
-    if (!s.contains(r.sp)) break;
+    // walk=copy: r came from beyond the copied stack, and so would every frame from here on.
+    if (s.beyondCopy() || !s.contains(r.sp)) break;
     if (code_.inInterpreter_signalSafe(r.pc)) {
       if (!s.contains(r.fp + kInterpMethod * kWord) || !s.contains(r.fp + kWord)) break;
-      uintptr_t method = loadPtr_signalSafe(r.fp + kInterpMethod * kWord);
+      uintptr_t method = s.load(r.fp + kInterpMethod * kWord);
+      if (s.beyondCopy()) break;
       jmethodID id = ids_.idOf_signalSafe(method);
       if (id == nullptr) {  // not a frame (yet): interrupted in the method's entry code, or a bad link
         if (n == 0) return kUnknownJava;
@@ -221,19 +256,20 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       int32_t bci = kAsgctNativeFrameBci;
       if (!ids_.isNative_signalSafe(method)) {
         bci = top ? ids_.bciOf_signalSafe(method, r.bcp) : -1;
-        if (bci < 0) bci = ids_.bciOf_signalSafe(method, loadPtr_signalSafe(r.fp + kInterpBcp * kWord));
+        if (bci < 0) bci = ids_.bciOf_signalSafe(method, s.load(r.fp + kInterpBcp * kWord));
       }
+      if (s.beyondCopy()) break;
       frames[n++] = {bci < 0 && bci != kAsgctNativeFrameBci ? 0 : bci, id};
       uintptr_t fp = r.fp;
-      r.pc = loadPtr_signalSafe(fp + kWord);
-      r.sp = loadPtr_signalSafe(fp + kInterpSenderSp * kWord);
-      r.fp = loadPtr_signalSafe(fp);
+      r.pc = s.load(fp + kWord);
+      r.sp = s.load(fp + kInterpSenderSp * kWord);
+      r.fp = s.load(fp);
       found = false;
       continue;
     }
     if (r.pc == callStubReturn) {  // entry frame: Java called from the VM; go on below it
-      uintptr_t wrapper = loadPtr_signalSafe(r.fp + l_.entryFrameCallWrapper * kWord);
-      if (wrapper == 0 || !fromAnchor_signalSafe(wrapper + l_.callWrapperAnchor, &r)) break;  // bottom
+      uintptr_t wrapper = s.load(r.fp + l_.entryFrameCallWrapper * kWord);
+      if (wrapper == 0 || !fromAnchor_signalSafe(wrapper + l_.callWrapperAnchor, s, &r)) break;  // bottom
       found = false;
       continue;
     }
@@ -272,7 +308,7 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
     // A frame being deoptimized returns to its nmethod's deopt handler; its real pc is saved.
     found = code_.find_signalSafe(r.pc, &b);
     if (found && b.isNmethod && scopes_.isDeoptPc_signalSafe(b.blob, r.pc)) {
-      r.pc = scopes_.originalPc_signalSafe(b.blob, r.sp);
+      r.pc = s.load(scopes_.originalPcSlot_signalSafe(b.blob, r.sp));
       found = false;
     }
   }

@@ -6,6 +6,7 @@
 //   stubs        StubRoutines intrinsics, runtime stubs, adapters: their own named frame
 //   entry frame  the call stub: continue below it through the JavaCallWrapper's anchor
 // Every read of JVM memory happens inside the caller's crash guard. Signal-handler path.
+// walk=copy runs the same walk on the ring reader over perf's copy of the stack (StackCopy.h).
 #pragma once
 #include <cstdint>
 
@@ -14,6 +15,7 @@
 #include "walk/vm/DecodeCache.h"
 #include "walk/vm/MethodIds.h"
 #include "walk/vm/ScopeDecoder.h"
+#include "walk/vm/StackCopy.h"
 #include "walk/vm/VmLayout.h"
 
 namespace candor {
@@ -26,7 +28,10 @@ class FrameWalker {
   // Walks the JavaThread at `thread` interrupted with `ucontext`; fills up to `max` frames,
   // innermost first. Returns the frame count (> 0) or an AGCT-style code (<= 0). Must run
   // inside CrashGuard: a fault here is expected and caught by the caller.
-  int32_t walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max) const;
+  // walk=copy: `copy` (not null) is a sample perf took; the walk starts from its registers
+  // (`ucontext` is ignored) and reads the thread's stack only from it (StackCopy.h).
+  int32_t walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
+                          StackCopy* copy = nullptr) const;
 
  private:
   struct Regs {
@@ -35,16 +40,21 @@ class FrameWalker {
   };
   struct Stack {
     uintptr_t low, high;
+    StackCopy* copy = nullptr;  // walk=copy: the only source of this stack's words
     bool contains(uintptr_t p) const { return p >= low && p < high; }
+    // Every read of a word that may lie on the thread's stack goes through here.
+    uintptr_t load(uintptr_t p) const;
+    bool beyondCopy() const { return copy != nullptr && copy->beyond(); }
   };
   // false with *code set when there is no Java frame to start from; *interrupted tells whether
   // r is the interrupted context (pc mid-instruction-stream) or a recorded last Java frame.
   // *leafCall: the thread was in C code called from Java without a transition (no anchor).
-  bool startRegs_signalSafe(uintptr_t thread, const void* ucontext, Regs* r, int32_t* code, bool* interrupted,
-                            bool* leafCall) const;
-  bool fromAnchor_signalSafe(uintptr_t anchor, Regs* r) const;
+  bool startRegs_signalSafe(uintptr_t thread, const void* ucontext, const Stack& s, Regs* r, int32_t* code,
+                            bool* interrupted, bool* leafCall) const;
+  bool startFromCopy_signalSafe(const Stack& s, Regs* r, int32_t* code, bool* interrupted, bool* leafCall) const;
+  bool fromAnchor_signalSafe(uintptr_t anchor, const Stack& s, Regs* r) const;
   bool returnsIntoJava_signalSafe(uintptr_t pc) const;
-  bool climbNativeFrames_signalSafe(uintptr_t thread, Regs* r) const;
+  bool climbNativeFrames_signalSafe(const Stack& s, Regs* r) const;
   bool senderOfFramed_signalSafe(uintptr_t blob, const Stack& s, Regs* r) const;
   bool senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s, Regs* r, bool tryFp) const;
   bool poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs* r) const;

@@ -88,8 +88,8 @@ bool ScopeDecoder::isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const {
   return pc == deopt || pc == deoptMh;
 }
 
-uintptr_t ScopeDecoder::originalPc_signalSafe(uintptr_t nmethod, uintptr_t unextendedSp) const {
-  return load(unextendedSp + loadField_signalSafe(nmethod, l_.nmOrigPcOffset));
+uintptr_t ScopeDecoder::originalPcSlot_signalSafe(uintptr_t nmethod, uintptr_t unextendedSp) const {
+  return unextendedSp + loadField_signalSafe(nmethod, l_.nmOrigPcOffset);
 }
 
 }  // namespace candor

@@ -25,8 +25,9 @@ class ScopeDecoder {
   int decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, JavaScope* out, int max) const;
   // The deopt handlers' entries: a frame being deoptimized returns there instead of to its pc.
   bool isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const;
-  // The pc the frame had before deoptimization patched its return (saved in the frame).
-  uintptr_t originalPc_signalSafe(uintptr_t nmethod, uintptr_t unextendedSp) const;
+  // Where in the frame deoptimization saved the pc the frame had before it patched the return
+  // (a stack address: the caller reads it, from the stack or from a walk=copy stack copy).
+  uintptr_t originalPcSlot_signalSafe(uintptr_t nmethod, uintptr_t unextendedSp) const;
 
   // One int of a CompressedReadStream at *p, advancing *p. `excludes0`: JDK 21+ form.
   static int32_t readUnsigned5_signalSafe(uintptr_t* p, bool excludes0);

@@ -128,6 +128,18 @@ int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFr
   return result;
 }
 
+int32_t VmStackWalker::walkCopy_signalSafe(uintptr_t thread, StackCopy* copy, ASGCT_CallFrame* frames, int32_t max) {
+  if (!gEnabled.load(std::memory_order_acquire)) return -1;
+  sigjmp_buf jb;
+  volatile int32_t result = kWalkFaultCode;
+  if (sigsetjmp(jb, 0) == 0) {
+    CrashGuard::arm_signalSafe(&jb);
+    result = gWalker.walk_signalSafe(thread, nullptr, frames, max, copy);
+    CrashGuard::disarm_signalSafe();
+  }
+  return result;
+}
+
 void VmStackWalker::onCompiledMethodUnload(const void* codeAddr) {
   gDecodeCache.invalidate(reinterpret_cast<uintptr_t>(codeAddr));
 }

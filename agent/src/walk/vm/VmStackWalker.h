@@ -11,6 +11,7 @@
 
 #include "jvm/AsgctTypes.h"
 #include "store/TickBuckets.h"  // kWalkFaultCode
+#include "walk/vm/StackCopy.h"
 
 namespace candor {
 
@@ -24,6 +25,11 @@ class VmStackWalker {
   // Signal-handler path: the stack of the current thread (whose JNIEnv is `env`) into
   // `frames`; returns the count or an AGCT-style code, kWalkFaultCode when a read faulted.
   static int32_t walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max);
+  // walk=copy, on the ring reader (an ordinary thread): the stack of the JavaThread at `thread`
+  // from a sample perf took without a signal (registers and stack copy, StackCopy.h), inside the
+  // crash guard. Returns the count or a code as walk_signalSafe; copy->beyond() tells whether the
+  // walk stopped where the copy ends.
+  static int32_t walkCopy_signalSafe(uintptr_t thread, StackCopy* copy, ASGCT_CallFrame* frames, int32_t max);
 
   // JVMTI DynamicCodeGenerated: a stub's name and range (ordinary thread).
   static void onDynamicCode(const char* name, const void* address, jint length);

@@ -1,0 +1,213 @@
+#include "engine/PerfRingEngine.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "engine/PerfSampleRecord.h"
+
+namespace candor {
+
+namespace {
+perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes) {
+  perf_event_attr attr = {};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = static_cast<__u64>(periodNs);
+  attr.sample_type = kPerfSampleType;
+  attr.sample_regs_user = kPerfRegsMask;
+  attr.sample_stack_user = stackBytes;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;  // perf_event_paranoid=2; and only user registers are of use
+  attr.exclude_hv = 1;
+  attr.use_clockid = 1;  // sample times on the clock of the ring's other producers
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.watermark = 1;
+  attr.wakeup_watermark = static_cast<__u32>(dataBytes / 2);
+  return attr;
+}
+
+int perfEventOpen(perf_event_attr* attr, int tid) {
+  return static_cast<int>(syscall(__NR_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+}  // namespace
+
+bool PerfRingEngine::available(uint32_t stackBytes, std::string* why) {
+  perf_event_attr attr = sampleAttr(10'000'000, stackBytes, 4096);
+  int fd = perfEventOpen(&attr, 0);
+  if (fd < 0) {
+    *why = std::string("perf_event_open with user registers and stack failed: ") + strerror(errno);
+    if (errno == EACCES || errno == EPERM) *why += " (see /proc/sys/kernel/perf_event_paranoid)";
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
+size_t PerfRingEngine::pagesFor(size_t bytes, size_t pageSize) {
+  size_t pages = 1;
+  while (pages * pageSize < bytes) pages *= 2;
+  return pages;
+}
+
+bool PerfRingEngine::start(const Options& options, std::string* why) {
+  intervalNs_ = options.intervalNs;
+  stackBytes_ = options.stackCopyBytes;
+  pageSize_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t record = perfSampleRecordBytes(stackBytes_);
+  smallPages_ = pagesFor(kSmallRecords * record, pageSize_);
+  largePages_ = std::max(smallPages_, pagesFor(std::min(kLargeRecords * record, kMaxLargeBytes), pageSize_));
+  shrunk_ = enlarged_ = 0;
+  if (!available(stackBytes_, why)) return false;
+  epoll_ = epoll_create1(EPOLL_CLOEXEC);
+  wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_event ev = {};
+  ev.events = EPOLLIN;
+  ev.data.fd = wakeFd_;
+  if (epoll_ < 0 || wakeFd_ < 0 || epoll_ctl(epoll_, EPOLL_CTL_ADD, wakeFd_, &ev) != 0) {
+    *why = std::string("epoll for the sample rings: ") + strerror(errno);
+    stop();
+    return false;
+  }
+  return true;
+}
+
+void PerfRingEngine::stop() {
+  if (wakeFd_ >= 0) close(wakeFd_);
+  if (epoll_ >= 0) close(epoll_);
+  wakeFd_ = epoll_ = -1;
+}
+
+bool PerfRingEngine::openRing(int tid, size_t pages, PerfRing* ring, std::string* why) {
+  // Halved until the locked-memory limit lets it be mapped, down to two samples.
+  size_t minPages = pagesFor(2 * perfSampleRecordBytes(stackBytes_), pageSize_);
+  for (size_t p = pages; p >= minPages; p /= 2) {
+    perf_event_attr attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_);
+    int fd = perfEventOpen(&attr, tid);
+    if (fd < 0) {
+      *why = std::string("perf_event_open: ") + strerror(errno);
+      return false;
+    }
+    size_t bytes = (1 + p) * pageSize_;
+    void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+      int err = errno;
+      close(fd);
+      if (err == EPERM || err == ENOMEM) continue;
+      *why = std::string("cannot map the sample ring: ") + strerror(err);
+      return false;
+    }
+    if (p != pages) shrunk_++;
+    ring->fd = fd;
+    ring->page = static_cast<perf_event_mmap_page*>(map);
+    ring->mapBytes = bytes;
+    epoll_event ev = {};
+    ev.events = EPOLLIN | EPOLLET;  // one wake per watermark; an exited thread's HUP only once
+    ev.data.fd = fd;
+    epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
+    ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    return true;
+  }
+  *why = "cannot map a sample ring (locked memory: perf_event_mlock_kb, ulimit -l)";
+  return false;
+}
+
+void PerfRingEngine::unmapRing(PerfRing& ring) {
+  epoll_ctl(epoll_, EPOLL_CTL_DEL, ring.fd, nullptr);
+  munmap(ring.page, ring.mapBytes);
+  close(ring.fd);  // after the unmap: the fd number may be reused at once
+  ring.fd = -1;
+  ring.page = nullptr;
+}
+
+bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
+  auto ring = std::make_unique<PerfRing>();
+  ring->tid = tid;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!openRing(tid, smallPages_, ring.get(), why)) return false;
+  timer->ring = ring.get();
+  timer->fd = ring->fd;  // informational: the ring may get another event (enlarge)
+  timer->armed = true;
+  rings_[ring.get()] = std::move(ring);
+  return true;
+}
+
+void PerfRingEngine::disarmThread(ThreadTimer* timer) {
+  if (!timer->armed) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = rings_.find(static_cast<PerfRing*>(timer->ring));
+  if (it != rings_.end()) {
+    PerfRing& ring = *it->second;
+    ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (consumer_ != nullptr) consumer_->consume(ring);  // its last samples
+    unmapRing(ring);
+    rings_.erase(it);
+  }
+  timer->fd = -1;
+  timer->ring = nullptr;
+  timer->armed = false;
+}
+
+void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
+  ring.large = true;  // once, whether or not it succeeds
+  PerfRing bigger;
+  std::string why;
+  // The old event stops before the new one starts, so no tick is sampled twice; the partial
+  // period of the old counter is lost once per thread.
+  ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
+  consumer.consume(ring);
+  if (!openRing(ring.tid, largePages_, &bigger, &why)) {
+    ioctl(ring.fd, PERF_EVENT_IOC_ENABLE, 0);  // keep the small ring
+    return;
+  }
+  unmapRing(ring);
+  ring.fd = bigger.fd;
+  ring.page = bigger.page;
+  ring.mapBytes = bigger.mapBytes;
+  enlarged_++;
+}
+
+void PerfRingEngine::setConsumer(RingConsumer* consumer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  consumer_ = consumer;
+}
+
+void PerfRingEngine::wait(int timeoutMs) {
+  epoll_event events[16];
+  int n = epoll_wait(epoll_, events, 16, timeoutMs);
+  for (int i = 0; i < n; i++) {
+    if (events[i].data.fd != wakeFd_) continue;
+    uint64_t count;
+    while (read(wakeFd_, &count, sizeof count) > 0) {
+    }
+  }
+}
+
+void PerfRingEngine::wake() {
+  uint64_t one = 1;
+  if (write(wakeFd_, &one, sizeof one) < 0) {
+    // nothing to do: the reader wakes on its timeout anyway
+  }
+}
+
+void PerfRingEngine::consumeAll(RingConsumer& consumer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [key, ring] : rings_) {
+    perf_event_mmap_page* page = ring->page;
+    uint64_t pending = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE) - page->data_tail;
+    consumer.consume(*ring);
+    if (!ring->large && largePages_ > smallPages_ && pending >= page->data_size / 2) enlarge(*ring, consumer);
+  }
+}
+
+}  // namespace candor

@@ -1,0 +1,105 @@
+// walk=copy (experimental): `cpu`'s perf CPU clock per thread, without a signal. At every
+// overflow the kernel itself writes a sample into a ring the agent mapped for that thread: the
+// time, the user registers (PerfSampleRecord.h) and a copy of the top of the user stack
+// (`stackcopy=` bytes). Nothing runs on the sampled thread. The RingReader drains every ring
+// on its own thread and walks the copies with candor's own walker.
+//
+// A ring wakes the reader (epoll, perf's wakeup_watermark) when half full; a ring that
+// overflows makes the kernel count the lost samples (PERF_RECORD_LOST), which the reader counts
+// as dropped. Rings are locked memory (perf_event_mlock_kb, then RLIMIT_MEMLOCK), and most
+// threads are idle: every thread starts with a small ring (kSmallRecords samples), and a ring
+// found half full when it is read is replaced, once, by a large one (kLargeRecords samples, at
+// most kMaxLargeBytes), so only busy threads hold much memory and their reader wakes seldom. When
+// mapping fails the ring is halved, down to two samples.
+//
+// Locking: the engine's mutex guards the table of rings. The reader reads rings only through
+// consumeAll (under the mutex); disarmThread lets the consumer read the ring's last samples,
+// then unmaps it, under the same mutex, so no ring is read after it is unmapped.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "engine/Engine.h"
+
+struct perf_event_mmap_page;
+
+namespace candor {
+
+// One thread's event and its mapped ring.
+struct PerfRing {
+  int tid = 0;
+  int fd = -1;
+  perf_event_mmap_page* page = nullptr;
+  size_t mapBytes = 0;
+  uintptr_t javaThread = 0;  // the consumer's: the thread's JavaThread once a sample showed it
+  bool large = false;        // replaced by a busy thread's ring already
+};
+
+class RingConsumer {
+ public:
+  virtual ~RingConsumer() = default;
+  // Reads the ring's new samples. Called with the engine's lock held: the ring stays mapped.
+  virtual void consume(PerfRing& ring) = 0;
+};
+
+class PerfRingEngine : public Engine {
+ public:
+  static constexpr size_t kSmallRecords = 6;
+  static constexpr size_t kLargeRecords = 48;
+  static constexpr size_t kMaxLargeBytes = 1 << 20;
+
+  EngineKind kind() const override { return EngineKind::kCpu; }
+  int signal() const override { return 0; }  // none: the kernel writes the sample itself
+  bool perThread() const override { return true; }
+  bool start(const Options& options, std::string* why) override;
+  void stop() override;
+  bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
+  void disarmThread(ThreadTimer* timer) override;
+  void rearm_signalSafe(const siginfo_t*) override {}
+  int64_t latency_signalSafe(const siginfo_t*) override { return -1; }
+  bool measuresLatency() const override { return false; }
+
+  // Whether perf accepts a sampling event with user registers and stack for our own thread.
+  static bool available(uint32_t stackBytes, std::string* why);
+
+  // Reader side. The consumer also reads each ring's last samples when its thread is disarmed;
+  // set it before threads are armed, clear it after all are disarmed.
+  void setConsumer(RingConsumer* consumer);
+  // Blocks until a ring is half full, wake() is called, or timeoutMs passes.
+  void wait(int timeoutMs);
+  void wake();
+  // Lets `consumer` read every armed ring.
+  void consumeAll(RingConsumer& consumer);
+  uint32_t stackBytes() const { return stackBytes_; }
+  // For the stop log line: rings mapped smaller than asked for (the locked-memory limit), and
+  // rings enlarged for busy threads.
+  uint64_t ringsShrunk() const { return shrunk_; }
+  uint64_t ringsEnlarged() const { return enlarged_; }
+
+ private:
+  // Opens `tid`'s event and maps a ring of at most `pages` data pages into `ring` (fd, page,
+  // mapBytes); false with `why` set.
+  bool openRing(int tid, size_t pages, PerfRing* ring, std::string* why);
+  static size_t pagesFor(size_t bytes, size_t pageSize);
+  // Mutex held: a busy thread's ring replaces its small one (its samples read first).
+  void enlarge(PerfRing& ring, RingConsumer& consumer);
+  void unmapRing(PerfRing& ring);
+
+  std::mutex mutex_;
+  std::map<PerfRing*, std::unique_ptr<PerfRing>> rings_;
+  RingConsumer* consumer_ = nullptr;
+  long long intervalNs_ = 0;
+  uint32_t stackBytes_ = 8192;
+  size_t pageSize_ = 4096;
+  size_t smallPages_ = 0;  // data pages per ring, a power of two
+  size_t largePages_ = 0;
+  int epoll_ = -1;
+  int wakeFd_ = -1;
+  uint64_t shrunk_ = 0;
+  uint64_t enlarged_ = 0;
+};
+
+}  // namespace candor

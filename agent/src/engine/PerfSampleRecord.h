@@ -1,0 +1,81 @@
+// The records of a walk=copy perf ring (PerfRingEngine): PERF_RECORD_SAMPLE with sample_type
+// TID | TIME | REGS_USER | STACK_USER, and the loop that reads records out of an mmap'ed perf
+// ring, where a record may wrap around the end of the data area. Pure functions of memory, so
+// they are tested without perf (agent/test/PerfSampleRecordTest.cpp).
+#pragma once
+#include <asm/perf_regs.h>
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace candor {
+
+// The user registers a sample carries, in the kernel's order (ascending perf_regs bit): what the
+// own walker starts from (pc, sp, fp, r13 = the interpreter's bcp) and r15, HotSpot's thread
+// register in generated code (the JavaThread*).
+enum PerfReg : int { kPerfRegBp, kPerfRegSp, kPerfRegIp, kPerfRegR13, kPerfRegR15, kPerfRegCount };
+constexpr uint64_t kPerfRegsMask = (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |
+                                   (1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_R13) |
+                                   (1ull << PERF_REG_X86_R15);
+constexpr uint64_t kPerfSampleType =
+    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+// A record's size is a u16: the largest stack copy that fits beside the other fields.
+constexpr uint32_t kPerfMaxStackCopy = 60 * 1024;
+
+struct PerfSample {
+  uint32_t pid = 0, tid = 0;
+  uint64_t timeNs = 0;
+  bool hasRegs = false;  // false: no user registers (abi NONE), nothing to walk
+  uint64_t regs[kPerfRegCount] = {};
+  const uint8_t* stack = nullptr;  // what was at [regs[kPerfRegSp], + stackSize) at the sample
+  uint64_t stackSize = 0;          // dyn_size: the bytes the kernel could copy
+};
+
+// Parses a PERF_RECORD_SAMPLE of kPerfSampleType / kPerfRegsMask: `record` holds `size`
+// contiguous bytes, header included. False when the record is malformed or cut short.
+bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out);
+
+// Bytes of one sample record with a stack copy of `stackBytes`.
+constexpr size_t perfSampleRecordBytes(uint32_t stackBytes) {
+  return sizeof(perf_event_header) + 8 /* pid, tid */ + 8 /* time */ + 8 /* abi */ + 8 * kPerfRegCount +
+         8 /* size */ + stackBytes + 8 /* dyn_size */;
+}
+
+// Reads every record written to a perf ring since the last call: fn(header, record bytes), the
+// record contiguous (copied into `scratch`, at least 64 KiB, when it wraps). Gives each record's
+// space back to the kernel as soon as fn returns. Returns how many records it read. Only one
+// thread may read a ring at a time.
+template <typename Fn>
+uint64_t forEachPerfRecord(perf_event_mmap_page* page, uint8_t* scratch, Fn&& fn) {
+  const uint64_t size = page->data_size;
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(page) + page->data_offset;
+  if (size == 0 || (size & (size - 1)) != 0) return 0;
+  // The kernel writes records, then data_head (release); we read it with acquire and store
+  // data_tail (release) only after the last read of a record.
+  uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = page->data_tail;
+  uint64_t n = 0;
+  while (head - tail >= sizeof(perf_event_header)) {
+    uint64_t off = tail & (size - 1);
+    perf_event_header header;
+    size_t first = size - off < sizeof header ? size - off : sizeof header;
+    memcpy(&header, data + off, first);
+    memcpy(reinterpret_cast<uint8_t*>(&header) + first, data, sizeof header - first);
+    if (header.size < sizeof header || header.size > head - tail) break;  // never: do not loop on garbage
+    const uint8_t* record = data + off;
+    if (off + header.size > size) {  // wraps: make it contiguous
+      memcpy(scratch, data + off, size - off);
+      memcpy(scratch + (size - off), data, header.size - (size - off));
+      record = scratch;
+    }
+    fn(header, record);
+    tail += header.size;
+    n++;
+    __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
+  }
+  return n;
+}
+
+}  // namespace candor

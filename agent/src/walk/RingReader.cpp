@@ -1,0 +1,149 @@
+#include "walk/RingReader.h"
+
+#include <setjmp.h>
+
+#include "concurrent/Clock.h"
+#include "control/Log.h"
+#include "jvm/Jvm.h"
+#include "jvm/VMStructs.h"
+#include "store/TickBuckets.h"
+#include "walk/SlotFill.h"
+#include "walk/vm/CrashGuard.h"
+#include "walk/vm/VmStackWalker.h"
+
+namespace candor {
+
+namespace {
+constexpr int32_t kUnknownNotJava = -3;  // AGCT's code: the pc is not in Java code
+// A sample record the parser rejects (never seen): it lands in unknown_error.
+constexpr int32_t kMalformedSampleCode = -1099;
+constexpr size_t kScratchBytes = 64 * 1024;  // a record's size is a u16
+constexpr int kCpu = static_cast<int>(SampleKind::kCpu);
+}  // namespace
+
+RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine)
+    : ring_(ring), counters_(counters), engine_(engine), scratch_(new uint8_t[kScratchBytes]) {
+  // JDK 17 declares _osthread in JavaThread; JDK 25 moved it up to Thread.
+  osthreadOffset_ = VMStructs::fieldOffset("JavaThread", "_osthread");
+  if (osthreadOffset_ < 0) osthreadOffset_ = VMStructs::fieldOffset("Thread", "_osthread");
+  threadIdOffset_ = VMStructs::fieldOffset("OSThread", "_thread_id");
+}
+
+void RingReader::start() {
+  engine_.setConsumer(this);
+  stopping_.store(false, std::memory_order_relaxed);
+  thread_ = std::thread([this] { run(); });
+}
+
+void RingReader::stop() {
+  if (!thread_.joinable()) return;
+  stopping_.store(true, std::memory_order_relaxed);
+  engine_.wake();
+  thread_.join();
+  engine_.consumeAll(*this);  // rings still armed (none after ThreadRegistry::end)
+  engine_.setConsumer(nullptr);
+}
+
+void RingReader::run() {
+  Jvm::markAgentThread();
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    engine_.wait(kTimeoutMs);
+    engine_.consumeAll(*this);
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
+  }
+  cpuNs_.store(clockNs(CLOCK_THREAD_CPUTIME_ID), std::memory_order_relaxed);
+}
+
+void RingReader::logSummary() const {
+  auto n = [](const std::atomic<uint64_t>& v) { return static_cast<unsigned long long>(v.load()); };
+  uint64_t samples = samples_.load();
+  // The reader's CPU per sample is the part of a sample's cost not paid by the sampled thread.
+  logInfo("ring reader: %llu samples read in %llu wakeups (%.1f us CPU each), %llu marked truncated at the stack "
+          "copy's end, %llu lost in full rings, %llu throttle events; %llu rings enlarged for busy threads, %llu "
+          "mapped smaller for the locked-memory limit",
+          n(samples_), n(wakeups_), cpuNs_.load() / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
+          n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
+          static_cast<unsigned long long>(engine_.ringsShrunk()));
+}
+
+void RingReader::consume(PerfRing& ring) {
+  forEachPerfRecord(ring.page, scratch_.get(), [&](const perf_event_header& header, const uint8_t* record) {
+    switch (header.type) {
+      case PERF_RECORD_SAMPLE:
+        onSample(ring, record, header.size);
+        break;
+      case PERF_RECORD_LOST: {  // {header, id, lost}: the ring was full for `lost` samples
+        uint64_t lost = 0;
+        if (header.size >= sizeof header + 16) memcpy(&lost, record + sizeof header + 8, sizeof lost);
+        counters_.ticks[kCpu].fetch_add(lost, std::memory_order_relaxed);
+        counters_.dropped[kCpu].fetch_add(lost, std::memory_order_relaxed);
+        lost_.fetch_add(lost, std::memory_order_relaxed);
+        break;
+      }
+      case PERF_RECORD_THROTTLE:  // the kernel skips ticks (perf_event_max_sample_rate): never counted
+        throttled_.fetch_add(1, std::memory_order_relaxed);
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
+  counters_.ticks[kCpu].fetch_add(1, std::memory_order_relaxed);
+  samples_.fetch_add(1, std::memory_order_relaxed);
+  SampleSlot* slot = ring_.tryClaim_signalSafe();
+  if (slot == nullptr) {
+    counters_.dropped[kCpu].fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  PerfSample sample;
+  bool parsed = parsePerfSample(record, size, &sample);
+  // Latency -1: there is none to measure, the kernel took the sample at the timer's expiry.
+  fillHeader_signalSafe(slot, parsed ? static_cast<int32_t>(sample.tid) : ring.tid, SampleKind::kCpu,
+                        ThreadState::kRunning, parsed ? sample.timeNs : 0, -1);
+  slot->numFrames = parsed ? walk(ring, sample, slot) : kMalformedSampleCode;
+  ring_.publish_signalSafe(slot);
+}
+
+int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot) {
+  if (!Jvm::javaThreads().contains_signalSafe(static_cast<int>(sample.tid))) return kNotJavaThreadCode;
+  if (!sample.hasRegs || sample.stack == nullptr) return kUnknownNotJava;
+  uintptr_t thread = javaThreadOf(ring, sample);
+  if (thread == 0) return kUnknownNotJava;  // never seen in Java code yet
+  SampledRegs regs{sample.regs[kPerfRegIp], sample.regs[kPerfRegSp], sample.regs[kPerfRegBp],
+                   sample.regs[kPerfRegR13]};
+  bool beyond = false;
+  int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
+    StackCopy copy(regs, sample.stack, sample.stackSize);  // fresh per walk: fillFrames may walk twice
+    int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames, max);
+    beyond = copy.beyond();
+    return walked;
+  });
+  if (n > 0 && beyond) {
+    slot->truncated = 1;
+    truncated_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+uintptr_t RingReader::javaThreadOf(PerfRing& ring, const PerfSample& sample) const {
+  uintptr_t r15 = sample.regs[kPerfRegR15];
+  if (r15 != ring.javaThread && confirmsThread(r15, static_cast<int>(sample.tid))) ring.javaThread = r15;
+  return ring.javaThread;
+}
+
+bool RingReader::confirmsThread(uintptr_t candidate, int tid) const {
+  if (osthreadOffset_ < 0 || threadIdOffset_ < 0 || candidate < 4096 || (candidate & 7) != 0) return false;
+  sigjmp_buf jb;
+  volatile bool same = false;  // survives a siglongjmp back here
+  if (sigsetjmp(jb, 0) == 0) {
+    CrashGuard::arm_signalSafe(&jb);
+    uintptr_t osthread = *reinterpret_cast<const volatile uintptr_t*>(candidate + osthreadOffset_);
+    same = osthread != 0 && *reinterpret_cast<const volatile int32_t*>(osthread + threadIdOffset_) == tid;
+    CrashGuard::disarm_signalSafe();
+  }
+  return same;
+}
+
+}  // namespace candor

@@ -1,0 +1,70 @@
+// walk=copy (experimental): the thread that turns PerfRingEngine's rings into samples. It wakes
+// when a ring is half full (or every kTimeoutMs), and for every record of every ring:
+//   PERF_RECORD_SAMPLE  counts a cpu tick and records it in the sample ring, as one more producer:
+//                       the stack walked by candor's own walker from the sampled registers, every
+//                       read of the thread's stack served from the copy (StackCopy.h). A walk that
+//                       needed more of the stack than was copied keeps the frames it has and is
+//                       marked [truncated]. A pc outside Java code, that no rbp link in the copy
+//                       leads back from, is unknown_not_java: the live anchor is not used, the
+//                       thread has moved on.
+//   PERF_RECORD_LOST    the kernel found the ring full: that many ticks, counted dropped.
+// So ticks = recorded + failures + dropped holds as for the signal engines.
+//
+// Which JavaThread a sample belongs to: HotSpot keeps it in r15 in generated code. The reader
+// takes r15 once it is confirmed (its OSThread's tid is the sampled tid, read in the crash
+// guard) and remembers it for the ring, for samples in C code, where r15 may be anything.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+#include "concurrent/SampleRing.h"
+#include "engine/PerfRingEngine.h"
+#include "engine/PerfSampleRecord.h"
+#include "store/SampleAccounting.h"
+
+namespace candor {
+
+class RingReader : public RingConsumer {
+ public:
+  static constexpr int kTimeoutMs = 50;  // the longest a sample waits in a ring that is not half full
+
+  RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine);
+  ~RingReader() override { stop(); }
+
+  // Registers with the engine and starts the thread; call before threads are armed.
+  void start();
+  // After every thread is disarmed (their last samples read): stops the thread.
+  void stop();
+
+  void consume(PerfRing& ring) override;
+
+  // After stop(): one log line with what the reader did and what it cost.
+  void logSummary() const;
+
+ private:
+  void run();
+  void onSample(PerfRing& ring, const uint8_t* record, size_t size);
+  int32_t walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot);
+  // The JavaThread of `ring`'s thread: r15 of this sample if confirmed, else the one remembered.
+  uintptr_t javaThreadOf(PerfRing& ring, const PerfSample& sample) const;
+  bool confirmsThread(uintptr_t candidate, int tid) const;
+
+  SampleRing& ring_;
+  HandlerCounters& counters_;
+  PerfRingEngine& engine_;
+  int64_t osthreadOffset_ = -1;  // JavaThread/Thread::_osthread
+  int64_t threadIdOffset_ = -1;  // OSThread::_thread_id
+  std::unique_ptr<uint8_t[]> scratch_;  // a record that wraps around its ring's end
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> samples_{0};
+  std::atomic<uint64_t> truncated_{0};
+  std::atomic<uint64_t> lost_{0};
+  std::atomic<uint64_t> throttled_{0};
+  std::atomic<uint64_t> wakeups_{0};
+  std::atomic<uint64_t> cpuNs_{0};
+};
+
+}  // namespace candor

@@ -1,0 +1,53 @@
+// walk=copy: a sample taken without a signal. perf recorded the thread's registers and copied the
+// top of its user stack (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) at the timer interrupt;
+// the ring reader walks it later, when the thread has long moved on. So the walker must read the
+// thread's stack only from the copy: FrameWalker sends every read of an address on the sampled
+// thread's stack here. A word inside the copy is served from it; a word outside (a frame deeper
+// than the copy) is not read at all: the read returns 0 and marks the copy `beyond`, and the
+// walker stops there, keeping the frames it has, and the sample is recorded [truncated]. Reading
+// the live stack instead would be racy: those frames may be gone or reused. Memory that is not
+// the thread's stack (code, Method*s, the JavaThread's own fields) is read live, inside the
+// crash guard as always.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+namespace candor {
+
+// The registers the walker starts from, as perf sampled them.
+struct SampledRegs {
+  uintptr_t pc, sp, fp;
+  uintptr_t bcp;  // r13: the template interpreter's bcp register
+};
+
+class StackCopy {
+ public:
+  // `bytes`: the `size` bytes that were at [regs.sp, regs.sp + size) at the sample.
+  StackCopy(const SampledRegs& regs, const void* bytes, uint64_t size)
+      : regs_(regs), bytes_(static_cast<const char*>(bytes)), size_(size) {}
+
+  const SampledRegs& regs() const { return regs_; }
+  uint64_t size() const { return size_; }
+
+  // A word of the sampled thread's stack at `addr`: from the copy, or 0 (and beyond() from now
+  // on) when the word is not inside it.
+  uintptr_t load_signalSafe(uintptr_t addr) {
+    if (addr >= regs_.sp && addr - regs_.sp <= size_ && size_ - (addr - regs_.sp) >= sizeof(uintptr_t)) {
+      uintptr_t value;
+      memcpy(&value, bytes_ + (addr - regs_.sp), sizeof value);
+      return value;
+    }
+    beyond_ = true;
+    return 0;
+  }
+  // Whether the walk needed a word of the stack the copy does not hold.
+  bool beyond() const { return beyond_; }
+
+ private:
+  SampledRegs regs_;
+  const char* bytes_;
+  uint64_t size_;
+  bool beyond_ = false;
+};
+
+}  // namespace candor

@@ -1,0 +1,227 @@
+// walk=copy without a JVM: the sample record parser, reading records out of a ring (also when
+// they wrap), the stack copy's window, the options, and a real perf ring on this thread.
+#include "engine/PerfSampleRecord.h"
+
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "control/Options.h"
+#include "engine/PerfRingEngine.h"
+#include "walk/vm/StackCopy.h"
+
+using namespace candor;
+
+namespace {
+// A PERF_RECORD_SAMPLE as the kernel lays it out for kPerfSampleType / kPerfRegsMask.
+std::vector<uint8_t> sampleRecord(uint32_t pid, uint32_t tid, uint64_t time, bool regs,
+                                  const std::vector<uint8_t>& stack, uint64_t dynSize) {
+  std::vector<uint8_t> r(sizeof(perf_event_header));
+  auto u64 = [&](uint64_t v) {
+    size_t at = r.size();
+    r.resize(at + 8);
+    memcpy(r.data() + at, &v, 8);
+  };
+  u64(uint64_t{tid} << 32 | pid);
+  u64(time);
+  u64(regs ? PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_NONE);
+  if (regs) {
+    for (int i = 0; i < kPerfRegCount; i++) u64(0x1000 + i);  // bp, sp, ip, r13, r15
+  }
+  u64(stack.size());
+  if (!stack.empty()) {
+    r.insert(r.end(), stack.begin(), stack.end());
+    u64(dynSize);
+  }
+  perf_event_header h{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(r.size())};
+  memcpy(r.data(), &h, sizeof h);
+  return r;
+}
+
+// A fake perf ring: the metadata page, then `dataBytes` of data.
+struct FakeRing {
+  explicit FakeRing(size_t dataBytes) : memory(4096 + dataBytes) {
+    page()->data_offset = 4096;
+    page()->data_size = dataBytes;
+  }
+  perf_event_mmap_page* page() { return reinterpret_cast<perf_event_mmap_page*>(memory.data()); }
+  void write(const std::vector<uint8_t>& record) {  // as the kernel does, wrapping at the end
+    uint64_t size = page()->data_size;
+    for (uint8_t b : record) memory[4096 + (page()->data_head++ & (size - 1))] = b;
+  }
+  std::vector<uint8_t> memory;
+};
+}  // namespace
+
+TEST(PerfSampleRecord, ParsesRegistersAndStack) {
+  std::vector<uint8_t> stack(64);
+  for (size_t i = 0; i < stack.size(); i++) stack[i] = static_cast<uint8_t>(i);
+  std::vector<uint8_t> rec = sampleRecord(7, 9, 123456789, true, stack, 40);
+  EXPECT_EQ(rec.size(), perfSampleRecordBytes(64));
+  PerfSample s;
+  ASSERT_TRUE(parsePerfSample(rec.data(), rec.size(), &s));
+  EXPECT_EQ(s.pid, 7u);
+  EXPECT_EQ(s.tid, 9u);
+  EXPECT_EQ(s.timeNs, 123456789u);
+  EXPECT_TRUE(s.hasRegs);
+  EXPECT_EQ(s.regs[kPerfRegBp], 0x1000u);
+  EXPECT_EQ(s.regs[kPerfRegSp], 0x1001u);
+  EXPECT_EQ(s.regs[kPerfRegIp], 0x1002u);
+  EXPECT_EQ(s.regs[kPerfRegR13], 0x1003u);
+  EXPECT_EQ(s.regs[kPerfRegR15], 0x1004u);
+  EXPECT_EQ(s.stackSize, 40u);  // dyn_size, not the size asked for
+  ASSERT_NE(s.stack, nullptr);
+  EXPECT_EQ(s.stack[39], 39);
+}
+
+TEST(PerfSampleRecord, NoUserRegistersMeansNoStack) {
+  std::vector<uint8_t> rec = sampleRecord(1, 2, 3, false, {}, 0);
+  PerfSample s;
+  ASSERT_TRUE(parsePerfSample(rec.data(), rec.size(), &s));
+  EXPECT_FALSE(s.hasRegs);
+  EXPECT_EQ(s.stack, nullptr);
+  EXPECT_EQ(s.stackSize, 0u);
+}
+
+TEST(PerfSampleRecord, RejectsMalformedRecords) {
+  std::vector<uint8_t> stack(64);
+  std::vector<uint8_t> rec = sampleRecord(1, 2, 3, true, stack, 64);
+  PerfSample s;
+  for (size_t cut : {size_t{0}, size_t{7}, size_t{30}, rec.size() - 9}) {  // header size says more than there is
+    perf_event_header h{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(cut)};
+    std::vector<uint8_t> shorter(rec.begin(), rec.begin() + static_cast<long>(std::max(cut, sizeof h)));
+    memcpy(shorter.data(), &h, sizeof h);
+    EXPECT_FALSE(parsePerfSample(shorter.data(), shorter.size(), &s)) << cut;
+  }
+  std::vector<uint8_t> bigDyn = sampleRecord(1, 2, 3, true, stack, 65);  // dyn_size beyond the copy
+  EXPECT_FALSE(parsePerfSample(bigDyn.data(), bigDyn.size(), &s));
+  std::vector<uint8_t> lost = rec;
+  reinterpret_cast<perf_event_header*>(lost.data())->type = PERF_RECORD_LOST;
+  EXPECT_FALSE(parsePerfSample(lost.data(), lost.size(), &s));
+}
+
+TEST(PerfSampleRecord, ReadsRecordsThatWrapAroundTheRing) {
+  FakeRing ring(1024);
+  std::vector<uint8_t> scratch(64 * 1024);
+  std::vector<uint8_t> stack(200);
+  int seen = 0;
+  for (int round = 0; round < 20; round++) {  // 20 x 2 records of 312 bytes: wraps at many offsets
+    for (int i = 0; i < 2; i++) {
+      for (size_t b = 0; b < stack.size(); b++) stack[b] = static_cast<uint8_t>(round * 2 + i + b);
+      ring.write(sampleRecord(1, static_cast<uint32_t>(round * 2 + i), 0, true, stack, stack.size()));
+    }
+    uint64_t n = forEachPerfRecord(ring.page(), scratch.data(), [&](const perf_event_header& h, const uint8_t* rec) {
+      PerfSample s;
+      ASSERT_TRUE(parsePerfSample(rec, h.size, &s));
+      EXPECT_EQ(s.tid, static_cast<uint32_t>(seen));
+      EXPECT_EQ(s.stack[199], static_cast<uint8_t>(seen + 199));
+      seen++;
+    });
+    EXPECT_EQ(n, 2u);
+    EXPECT_EQ(ring.page()->data_tail, ring.page()->data_head);  // every record's space given back
+  }
+  EXPECT_EQ(seen, 40);
+}
+
+TEST(PerfSampleRecord, StopsAtAHeaderItCannotTrust) {
+  FakeRing ring(1024);
+  std::vector<uint8_t> scratch(64 * 1024);
+  perf_event_header zero{PERF_RECORD_SAMPLE, 0, 0};
+  std::vector<uint8_t> bytes(sizeof zero);
+  memcpy(bytes.data(), &zero, sizeof zero);
+  ring.write(bytes);
+  int calls = 0;
+  EXPECT_EQ(forEachPerfRecord(ring.page(), scratch.data(), [&](const perf_event_header&, const uint8_t*) { calls++; }),
+            0u);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(StackCopy, ServesWordsInsideTheCopyAndMarksReadsBeyondIt) {
+  uint64_t words[4] = {11, 22, 33, 44};
+  uintptr_t sp = 0x7000;
+  StackCopy copy(SampledRegs{0x1234, sp, sp + 16, 0}, words, sizeof words);
+  EXPECT_EQ(copy.load_signalSafe(sp), 11u);
+  EXPECT_EQ(copy.load_signalSafe(sp + 24), 44u);
+  EXPECT_FALSE(copy.beyond());
+  EXPECT_EQ(copy.load_signalSafe(sp + 28), 0u);  // straddles the end
+  EXPECT_TRUE(copy.beyond());
+  StackCopy below(SampledRegs{0, sp, 0, 0}, words, sizeof words);
+  EXPECT_EQ(below.load_signalSafe(sp - 8), 0u);  // under sp: dead when the sample was taken
+  EXPECT_TRUE(below.beyond());
+  StackCopy beyondEnd(SampledRegs{0, sp, 0, 0}, words, sizeof words);
+  beyondEnd.load_signalSafe(sp + 32);
+  EXPECT_TRUE(beyondEnd.beyond());
+}
+
+TEST(CopyOptions, WalkCopyAndStackCopy) {
+  ParseResult r = parseOptions("start,event=cpu,walk=copy,stackcopy=16k");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.options.walk, WalkMode::kCopy);
+  EXPECT_EQ(r.options.stackCopyBytes, 16384u);
+  EXPECT_STREQ(walkModeName(WalkMode::kCopy), "copy");
+  EXPECT_EQ(parseOptions("walk=copy").options.stackCopyBytes, 8192u);
+  EXPECT_EQ(parseOptions("walk=copy,stackcopy=1001").options.stackCopyBytes, 1008u);  // whole words
+  for (const char* bad : {"walk=copy,stackcopy=100", "walk=copy,stackcopy=61k", "walk=copy,stackcopy=x",
+                          "walk=copy,stackcopy=", "stackcopy=8k", "event=ctimer,walk=copy", "event=wall,walk=copy",
+                          "walk=copy,jitter=10"}) {
+    ParseResult p = parseOptions(bad);
+    EXPECT_FALSE(p.ok) << bad;
+    EXPECT_FALSE(p.error.empty()) << bad;
+  }
+  EXPECT_TRUE(parseOptions("event=cpu,wall,walk=copy").ok);
+  EXPECT_NE(optionsHelp().find("stackcopy="), std::string::npos);
+}
+
+namespace {
+struct CountingConsumer : RingConsumer {
+  void consume(PerfRing& ring) override {
+    forEachPerfRecord(ring.page, scratch.data(), [&](const perf_event_header& h, const uint8_t* rec) {
+      PerfSample s;
+      if (h.type != PERF_RECORD_SAMPLE || !parsePerfSample(rec, h.size, &s)) return;
+      samples++;
+      if (static_cast<int>(s.tid) != ring.tid || !s.hasRegs) wrongThread++;
+      // The copy starts at the sampled sp, which is on this thread's stack, near `here`.
+      if (s.stackSize > 0 && s.regs[kPerfRegSp] < here && here - s.regs[kPerfRegSp] < (1u << 20)) onOurStack++;
+    });
+  }
+  std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
+  uintptr_t here = 0;
+  int samples = 0, wrongThread = 0, onOurStack = 0;
+};
+}  // namespace
+
+// The kernel side for real: a ring on this thread fills with samples of this thread's own stack.
+TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
+  std::string why;
+  if (!PerfRingEngine::available(8192, &why)) GTEST_SKIP() << why;
+  Options options;
+  options.walk = WalkMode::kCopy;
+  options.intervalNs = 200'000;
+  PerfRingEngine engine;
+  ASSERT_TRUE(engine.start(options, &why)) << why;
+  CountingConsumer consumer;
+  int marker = 0;
+  consumer.here = reinterpret_cast<uintptr_t>(&marker);
+  engine.setConsumer(&consumer);
+  int tid = static_cast<int>(syscall(SYS_gettid));
+  ThreadTimer timer;
+  ASSERT_TRUE(engine.armThread(tid, &timer, &why)) << why;
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
+  volatile uint64_t spin = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    for (int i = 0; i < 10000; i++) spin = spin + i;
+    engine.consumeAll(consumer);
+  }
+  engine.disarmThread(&timer);  // reads the last samples
+  engine.setConsumer(nullptr);
+  engine.stop();
+  EXPECT_GT(consumer.samples, 20) << "60 ms of CPU at 200 us";
+  EXPECT_EQ(consumer.wrongThread, 0);
+  EXPECT_GT(consumer.onOurStack, consumer.samples / 2);
+  EXPECT_FALSE(timer.armed);
+}
