@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (r.ok) {
     const Options& o = r.options;
     REQUIRE(o.intervalNs >= 10'000 && o.intervalNs <= 3'600'000'000'000LL);
-    REQUIRE(o.depth >= 1 && o.depth <= 65536);
+    REQUIRE(o.depth >= 1 && o.depth <= kUnlimitedDepth);
+    REQUIRE(o.stackCopyBytes >= 512 && o.stackCopyBytes <= 60 * 1024 && o.stackCopyBytes % 8 == 0);
     REQUIRE(o.ringSize >= 16 && o.ringSize <= (1u << 20) && (o.ringSize & (o.ringSize - 1)) == 0);
     REQUIRE(o.jitterPct >= 0 && o.jitterPct <= 90);
     REQUIRE(validSignal(o.signal));
