@@ -5,7 +5,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 MVN := mvn -B -q -Dstyle.color=never
 JOBS ?= 2
 
-.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick accuracy clean
+.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick bench-paired accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -44,6 +44,10 @@ bench: all
 
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
+
+# Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
+bench-paired: all
+	@python3 bench/paired/run_paired.py --build $(BUILD)
 
 # Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
 # against truths the workloads measure themselves; writes bench/ACCURACY.md (JDK 17) or
