@@ -45,13 +45,8 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
 
 uint64_t AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
                                       int64_t latencyNs, uint64_t timeNs) {
-  int k = static_cast<int>(kind);
-  counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
-  SampleSlot* slot = ring_.tryClaim_signalSafe();
-  if (slot == nullptr) {
-    counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
-    return monotonicNs();
-  }
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, kind);
+  if (slot == nullptr) return monotonicNs();
   fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
   if (env == nullptr) {
     slot->numFrames = kNotJavaThreadCode;

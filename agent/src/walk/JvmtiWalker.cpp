@@ -9,17 +9,9 @@
 
 namespace candor {
 
-SampleSlot* JvmtiWalker::claim(SampleKind kind) {
-  int k = static_cast<int>(kind);
-  counters_.ticks[k].fetch_add(1, std::memory_order_relaxed);
-  SampleSlot* slot = ring_.tryClaim_signalSafe();
-  if (slot == nullptr) counters_.dropped[k].fetch_add(1, std::memory_order_relaxed);
-  return slot;
-}
-
 void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs,
                          const jvmtiFrameInfo* frames, int count, jvmtiError error, bool cut) {
-  SampleSlot* slot = claim(kind);
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, kind);
   if (slot == nullptr) return;
   slot->tid = tid;
   slot->kind = static_cast<uint8_t>(kind);
@@ -46,7 +38,7 @@ void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t i
 }
 
 void JvmtiWalker::recordRepeat(int tid, ThreadState state, uint64_t intendedNs) {
-  SampleSlot* slot = claim(SampleKind::kWall);
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kWall);
   if (slot == nullptr) return;
   slot->tid = tid;
   slot->kind = static_cast<uint8_t>(SampleKind::kWall);

@@ -24,7 +24,6 @@ class JvmtiWalker {
   void recordRepeat(int tid, ThreadState state, uint64_t intendedNs);
 
  private:
-  SampleSlot* claim(SampleKind kind);
   SampleRing& ring_;
   HandlerCounters& counters_;
 };

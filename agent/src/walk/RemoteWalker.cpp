@@ -28,10 +28,8 @@ void RemoteWalker::run() {
       if (channel_.stopped()) return;  // stop() comes after the last handler has returned
       continue;
     }
-    SampleSlot* slot = ring_.tryClaim_signalSafe();
-    if (slot == nullptr) {
-      counters_.dropped[r->kind].fetch_add(1, std::memory_order_relaxed);
-    } else {
+    // The handler counted the tick.
+    if (SampleSlot* slot = claimOrDrop_signalSafe(ring_, counters_, static_cast<SampleKind>(r->kind))) {
       fillHeader_signalSafe(slot, r->tid, static_cast<SampleKind>(r->kind), static_cast<ThreadState>(r->threadState),
                             r->timeNs, r->latencyNs);
       slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {

@@ -90,13 +90,9 @@ void RingReader::consume(PerfRing& ring) {
 }
 
 void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
-  counters_.ticks[kCpu].fetch_add(1, std::memory_order_relaxed);
   samples_.fetch_add(1, std::memory_order_relaxed);
-  SampleSlot* slot = ring_.tryClaim_signalSafe();
-  if (slot == nullptr) {
-    counters_.dropped[kCpu].fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kCpu);
+  if (slot == nullptr) return;
   PerfSample sample;
   bool parsed = parsePerfSample(record, size, &sample);
   // Latency -1: there is none to measure, the kernel took the sample at the timer's expiry.

@@ -21,15 +21,26 @@ inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind
   slot->latencyNs = latencyNs;
 }
 
+// Signal-handler path: a slot for a tick that is already counted, or nullptr with the tick
+// counted as dropped when the ring is full.
+inline SampleSlot* claimOrDrop_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind) {
+  SampleSlot* slot = ring.tryClaim_signalSafe();
+  if (slot == nullptr) counters.dropped[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+
+// Signal-handler path: counts a tick of `kind`, then claimOrDrop_signalSafe.
+inline SampleSlot* claimForTick_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind) {
+  counters.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  return claimOrDrop_signalSafe(ring, counters, kind);
+}
+
 // Signal-handler path: a tick (already counted) that lands in a named failure, or is counted
 // dropped when the ring is full.
 inline void recordCodeInRing_signalSafe(SampleRing& ring, HandlerCounters& counters, int32_t code, int32_t tid,
                                         SampleKind kind, ThreadState state, uint64_t timeNs, int64_t latencyNs) {
-  SampleSlot* slot = ring.tryClaim_signalSafe();
-  if (slot == nullptr) {
-    counters.dropped[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
+  SampleSlot* slot = claimOrDrop_signalSafe(ring, counters, kind);
+  if (slot == nullptr) return;
   fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
   slot->numFrames = code;
   ring.publish_signalSafe(slot);
