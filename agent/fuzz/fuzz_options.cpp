@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "control/Options.h"
+#include "control/OptionParser.h"
 
 using namespace candor;
 

@@ -387,7 +387,7 @@ TEST(JfrChunk, PoolsHoldWhatTheEventsReference) {
   infos[mid(4)] = {"Top", "main", "([Ljava/lang/String;)V", {}, 9, 1, true};
   TraceStore store;
   ASGCT_CallFrame t1[] = {{6, mid(1)}, {0, mid(4)}};
-  ASGCT_CallFrame t2[] = {{kAsgctNativeFrameBci, mid(2)}, {0, mid(3)}, {1, mid(1)}, {0, mid(4)}};
+  ASGCT_CallFrame t2[] = {{kNativeMethodBci, mid(2)}, {0, mid(3)}, {1, mid(1)}, {0, mid(4)}};
   uint32_t id1 = store.add(t1, 2, 7);
   uint32_t id2 = store.add(t2, 4, 8);
 

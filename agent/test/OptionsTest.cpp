@@ -1,4 +1,4 @@
-#include "control/Options.h"
+#include "control/OptionParser.h"
 
 #include <gtest/gtest.h>
 

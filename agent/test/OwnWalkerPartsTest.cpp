@@ -5,12 +5,12 @@
 #include <sstream>
 #include <vector>
 
-#include "control/Options.h"
+#include "base/Vocabulary.h"
+#include "control/OptionParser.h"
+#include "jvm/StubNames.h"
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
-#include "store/TickBuckets.h"
 #include "walk/vm/ScopeDecoder.h"
-#include "walk/vm/StubNames.h"
 #include "walk/vm/VmLayout.h"
 
 using namespace candor;

@@ -2,7 +2,7 @@
 // tests so that the regular build catches a regression without clang.
 #include <gtest/gtest.h>
 
-#include "control/Options.h"
+#include "control/OptionParser.h"
 
 using namespace candor;
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "control/Options.h"
+#include "control/OptionParser.h"
 #include "engine/PerfRingEngine.h"
 #include "walk/vm/StackCopy.h"
 

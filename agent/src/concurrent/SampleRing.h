@@ -26,9 +26,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/Vocabulary.h"
 #include "concurrent/Ordering.h"
 #include "concurrent/SpillPool.h"
-#include "jvm/AsgctTypes.h"
 
 namespace candor {
 

@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "jvm/AsgctTypes.h"
+#include "base/Vocabulary.h"
 
 namespace candor {
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
+#include "base/Log.h"
 #include "control/Commands.h"
-#include "control/Log.h"
-#include "control/Options.h"
+#include "control/OptionParser.h"
 
 using namespace candor;
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "control/Log.h"
+#include "base/Log.h"
 #include "control/Profiler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "control/Options.h"
+#include "control/OptionParser.h"
 
 namespace candor {
 

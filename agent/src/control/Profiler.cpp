@@ -7,8 +7,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "base/Log.h"
 #include "concurrent/Clock.h"
-#include "control/Log.h"
 #include "control/ReportBuilder.h"
 #include "engine/CTimerEngine.h"
 #include "engine/ITimerEngine.h"
@@ -166,7 +166,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     }
   }
   counters_.clear();
-  walker_ = std::make_unique<AsgctWalker>(*ring_, counters_);
+  walker_ = std::make_unique<SignalWalker>(*ring_, counters_);
   // walk=vm and walk=remote fall back to AGCT (with one log line) when this JVM lacks what the
   // own walker needs.
   if (options_.walk != WalkMode::kAgct && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "control/Options.h"
+#include "base/Options.h"
 #include "control/WriterThread.h"
 #include "engine/Engine.h"
 #include "engine/ThreadRegistry.h"
@@ -16,9 +16,9 @@
 #include "output/jfr/JfrRecorder.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
-#include "walk/AsgctWalker.h"
 #include "walk/JvmtiWalker.h"
 #include "walk/RingReader.h"
+#include "walk/SignalWalker.h"
 
 namespace candor {
 
@@ -53,7 +53,7 @@ class Profiler {
   Options options_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<SampleRing> ring_;
-  std::unique_ptr<AsgctWalker> walker_;
+  std::unique_ptr<SignalWalker> walker_;
   std::unique_ptr<JvmtiWalker> jvmtiWalker_;
   std::unique_ptr<RemoteWalker> remoteWalker_;  // walk=remote only
   std::unique_ptr<RingReader> ringReader_;      // walk=copy only

@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "walk/vm/StubNames.h"
+#include "jvm/StubNames.h"
 
 namespace candor {
 
@@ -34,7 +34,7 @@ LatencySummary summarize(const LatencyHistogram& h) {
 uint32_t frameFor(ProfileSnapshot& snap, MethodResolver& resolver, const StoredFrame& f, bool lines) {
   if (f.method == nullptr) return snap.intern(f.bci == kTruncatedFrameBci ? "[truncated]" : "[unknown_method]", kKindFailure);
   const MethodInfo& m = resolver.resolve(f.method);
-  bool native = f.bci == kAsgctNativeFrameBci || f.bci == kStubFrameBci;  // stubs are generated machine code
+  bool native = f.bci == kNativeMethodBci || f.bci == kStubFrameBci;  // stubs are generated machine code
   return snap.intern(m.frameName(f.bci, lines), native ? kKindNative : kKindJava);
 }
 }  // namespace

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "control/Options.h"
+#include "base/Options.h"
 #include "engine/ThreadRegistry.h"
 #include "engine/ThreadSampler.h"
 #include "jvm/MethodResolver.h"

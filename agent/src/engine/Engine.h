@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "control/Options.h"
+#include "base/Options.h"
 
 namespace candor {
 

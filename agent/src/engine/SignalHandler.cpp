@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control/Options.h"
+#include "base/Options.h"
 #include "engine/WallTargets.h"
 
 namespace candor {
@@ -19,7 +19,7 @@ Engine* gCpuEngine = nullptr;
 int gCpuSignal = 0;
 int gWallSignal = 0;
 pid_t gPid = 0;
-AsgctWalker* gWalker = nullptr;
+SignalSampleSink* gSink = nullptr;
 bool gJitter = false;
 bool gMeasureLatency = false;  // jitter off and an engine that can tell its latency
 int gInstalled[65] = {};
@@ -32,7 +32,7 @@ void onCpuTick_signalSafe(siginfo_t* info, void* ucontext) {
   if (gMeasureLatency && gLatencyCountdown.fetch_add(1, std::memory_order_relaxed) % kLatencyEvery == 0) {
     latency = gCpuEngine->latency_signalSafe(info);
   }
-  gWalker->takeSample_signalSafe(ucontext, SampleKind::kCpu, ThreadState::kRunning, latency, 0);
+  gSink->takeSample_signalSafe(ucontext, SampleKind::kCpu, ThreadState::kRunning, latency, 0);
 }
 
 void onWallTick_signalSafe(siginfo_t* info, void* ucontext) {
@@ -42,7 +42,7 @@ void onWallTick_signalSafe(siginfo_t* info, void* ucontext) {
   if (target == nullptr) return;
   auto state = static_cast<ThreadState>(target->state.load(std::memory_order_acquire));
   uint64_t intended = target->intendedNs.load(std::memory_order_relaxed);
-  gWalker->takeSample_signalSafe(ucontext, SampleKind::kWall, state, -1, intended);
+  gSink->takeSample_signalSafe(ucontext, SampleKind::kWall, state, -1, intended);
   target->pending.store(false, std::memory_order_release);
 }
 }  // namespace
@@ -74,12 +74,12 @@ bool SignalHandler::install(int sig, std::string* why) {
   return true;
 }
 
-void SignalHandler::activate(Engine* cpuEngine, int wallSignal, AsgctWalker* walker, bool jitter) {
+void SignalHandler::activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink, bool jitter) {
   gCpuEngine = cpuEngine;
   gCpuSignal = cpuEngine != nullptr ? cpuEngine->signal() : 0;
   gWallSignal = wallSignal;
   gPid = getpid();
-  gWalker = walker;
+  gSink = sink;
   gJitter = jitter;
   gMeasureLatency = !jitter && cpuEngine != nullptr && cpuEngine->measuresLatency();
   gRunning.store(true, std::memory_order_seq_cst);
@@ -89,7 +89,7 @@ void SignalHandler::deactivate() {
   gRunning.store(false, std::memory_order_seq_cst);
   while (gInflight.load(std::memory_order_seq_cst) != 0) sched_yield();
   gCpuEngine = nullptr;
-  gWalker = nullptr;
+  gSink = nullptr;
 }
 
 void SignalHandler::onSignal_signalSafe(int sig, siginfo_t* info, void* ucontext) {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "control/Log.h"
+#include "base/Log.h"
 #include "engine/CTimerEngine.h"
 #include "engine/WallTargets.h"
 #include "jvm/Jvm.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "control/Options.h"
+#include "base/Options.h"
 #include "engine/Engine.h"
 
 namespace candor {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "concurrent/Clock.h"
 #include "engine/WallTargets.h"
 #include "jvm/Jvm.h"
 
@@ -34,8 +35,8 @@ ThreadState stateFromJvmti(jint st, bool usedCpu) {
 }
 }  // namespace
 
-ThreadSampler::ThreadSampler(const Options& options, ThreadRegistry& registry, JvmtiWalker& walker)
-    : options_(options), registry_(registry), walker_(walker),
+ThreadSampler::ThreadSampler(const Options& options, ThreadRegistry& registry, JvmtiSampleSink& sink)
+    : options_(options), registry_(registry), sink_(sink),
       wallSignal_(options.wallSignal != 0 ? options.wallSignal : SIGURG) {}
 
 ThreadSampler::~ThreadSampler() { stop(); }
@@ -184,7 +185,7 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
   WallTarget& w = WallTargets::at(t.wallIndex);
   bool idleSinceLastSample = w.cpuAtLastSampleNs != UINT64_MAX && cpuNow < w.cpuAtLastSampleNs + busyThresholdNs();
   if (isIdleState(state) && idleSinceLastSample && w.stateAtLastSample == state) {
-    walker_.recordRepeat(t.tid, state, intendedNs);  // its stack cannot have changed
+    sink_.recordRepeat(t.tid, state, intendedNs);  // its stack cannot have changed
     std::lock_guard<std::mutex> lock(statsMutex_);
     stats_.repeated++;
     return;
@@ -193,7 +194,7 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
     // Its last signal is still undelivered: the thread has not run since then (it waits for a
     // core), so its stack has not moved. Record that, rather than let it fall out of the
     // wall-clock picture; the pending signal still yields its own sample later.
-    walker_.recordRepeat(t.tid, ThreadState::kRunnable, intendedNs);
+    sink_.recordRepeat(t.tid, ThreadState::kRunnable, intendedNs);
     std::lock_guard<std::mutex> lock(statsMutex_);
     stats_.skippedPending++;
     return;
@@ -231,7 +232,7 @@ void ThreadSampler::sampleHandshake(const SamplerTarget& t, ThreadState state, u
     frames_.resize(std::min<size_t>(options_.depth, frames_.size() * 4));
   }
   uint64_t took = monotonicNs() - t0;
-  walker_.record(t.tid, SampleKind::kHandshake, state, intendedNs, frames_.data(), count, err);
+  sink_.record(t.tid, SampleKind::kHandshake, state, intendedNs, frames_.data(), count, err);
   std::lock_guard<std::mutex> lock(statsMutex_);
   stats_.callNs.record(took);
 }
@@ -253,11 +254,11 @@ void ThreadSampler::sampleSafepoint(const std::vector<size_t>& chosen, uint64_t 
   for (size_t i = 0; i < chosen.size(); i++) {
     const SamplerTarget& t = targets_[chosen[i]];
     if (err != JVMTI_ERROR_NONE) {
-      walker_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, nullptr, 0, err);
+      sink_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, nullptr, 0, err);
     } else {
       bool cut = static_cast<uint32_t>(infos[i].frame_count) >= safepointDepth_;
       grow |= cut;
-      walker_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, infos[i].frame_buffer,
+      sink_.record(t.tid, SampleKind::kSafepoint, states_[chosen[i]], intendedNs, infos[i].frame_buffer,
                      infos[i].frame_count, infos[i].state == 0 ? JVMTI_ERROR_THREAD_NOT_ALIVE : JVMTI_ERROR_NONE, cut);
     }
   }

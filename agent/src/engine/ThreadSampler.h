@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "control/Options.h"
+#include "base/Options.h"
+#include "base/Vocabulary.h"
+#include "engine/SampleSinks.h"
 #include "engine/ThreadRegistry.h"
 #include "store/LatencyHistogram.h"
-#include "store/SampleKinds.h"
-#include "walk/JvmtiWalker.h"
 
 namespace candor {
 
@@ -40,7 +40,7 @@ struct SamplerStats {
 
 class ThreadSampler {
  public:
-  ThreadSampler(const Options& options, ThreadRegistry& registry, JvmtiWalker& walker);
+  ThreadSampler(const Options& options, ThreadRegistry& registry, JvmtiSampleSink& sink);
   ~ThreadSampler();
   void start();
   void stop();
@@ -61,7 +61,7 @@ class ThreadSampler {
 
   Options options_;
   ThreadRegistry& registry_;
-  JvmtiWalker& walker_;
+  JvmtiSampleSink& sink_;
   int wallSignal_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};

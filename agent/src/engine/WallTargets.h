@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "store/SampleKinds.h"
+#include "base/Vocabulary.h"
 
 namespace candor {
 

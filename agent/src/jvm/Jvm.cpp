@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "control/Log.h"
+#include "base/Log.h"
 #include "jvm/VMStructs.h"
 
 namespace candor {

@@ -3,8 +3,8 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include "base/Vocabulary.h"
 #include "concurrent/ThreadBitmap.h"
-#include "jvm/AsgctTypes.h"
 
 namespace candor {
 

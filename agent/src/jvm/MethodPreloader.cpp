@@ -2,8 +2,8 @@
 
 #include <time.h>
 
+#include "base/Log.h"
 #include "concurrent/Clock.h"
-#include "control/Log.h"
 #include "jvm/Jvm.h"
 
 namespace candor {

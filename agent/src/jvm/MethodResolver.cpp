@@ -4,7 +4,7 @@
 
 #include "jvm/Jvm.h"
 #include "jvm/ModifiedUtf8.h"
-#include "walk/vm/StubNames.h"
+#include "jvm/StubNames.h"
 
 namespace candor {
 

@@ -8,25 +8,12 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
 #include "store/LatencyHistogram.h"
-#include "store/SampleKinds.h"
-#include "store/TickBuckets.h"
 #include "store/TraceStore.h"
 
 namespace candor {
-
-constexpr int kKinds = static_cast<int>(SampleKind::kCount);
-constexpr int kStates = static_cast<int>(ThreadState::kCount);
-constexpr int kBuckets = static_cast<int>(Bucket::kCount);
-
-struct HandlerCounters {
-  alignas(64) std::array<std::atomic<uint64_t>, kKinds> ticks{};
-  alignas(64) std::array<std::atomic<uint64_t>, kKinds> dropped{};
-  uint64_t totalTicks() const;
-  uint64_t totalDropped() const;
-  void clear();
-};
 
 struct ThreadTicks {
   uint64_t ticks = 0;     // ticks of this thread that reached the ring

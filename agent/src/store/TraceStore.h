@@ -12,18 +12,13 @@
 #include <unordered_set>
 #include <vector>
 
-#include "jvm/AsgctTypes.h"
-#include "store/SampleKinds.h"
+#include "base/Vocabulary.h"
 
 namespace candor {
 
-// bci of the marker frame a stack that filled its whole frame buffer gets at its root end: its
-// outermost callers may be missing (`depth=`). Its method is null.
-constexpr int32_t kTruncatedFrameBci = -101;
-
 struct StoredFrame {
   jmethodID method;
-  int32_t bci;  // AGCT lineno field: bci, or kAsgctNativeFrameBci
+  int32_t bci;  // AGCT lineno field: bci, or kNativeMethodBci
   bool operator==(const StoredFrame& o) const { return method == o.method && bci == o.bci; }
 };
 

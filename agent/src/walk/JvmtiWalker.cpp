@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "store/TickBuckets.h"
+#include "base/Vocabulary.h"
 #include "walk/SlotFill.h"
 
 namespace candor {
@@ -28,7 +28,7 @@ void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t i
       for (int i = 0; i < n; i++) {
         out[i].method_id = frames[i].method;
         // JVMTI reports -1 for a native method's location; AGCT's convention is -3.
-        out[i].lineno = frames[i].location < 0 ? kAsgctNativeFrameBci : static_cast<jint>(frames[i].location);
+        out[i].lineno = frames[i].location < 0 ? kNativeMethodBci : static_cast<jint>(frames[i].location);
       }
       return n;  // 0 frames: no_java_frame
     });

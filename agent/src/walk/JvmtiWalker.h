@@ -8,20 +8,18 @@
 
 #include "concurrent/Clock.h"
 #include "concurrent/SampleRing.h"
+#include "engine/SampleSinks.h"
 #include "store/SampleAccounting.h"
 
 namespace candor {
 
-class JvmtiWalker {
+class JvmtiWalker : public JvmtiSampleSink {
  public:
   JvmtiWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
 
-  // One stack from GetStackTrace / GetThreadListStackTraces (frames leaf first), or an error.
-  // `cut`: JVMTI stopped at the frame count it was asked for, so outer frames may be missing.
   void record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs, const jvmtiFrameInfo* frames,
-              int count, jvmtiError error, bool cut = false);
-  // A wall sample of a thread that has not run since its last sample: same outcome again.
-  void recordRepeat(int tid, ThreadState state, uint64_t intendedNs);
+              int count, jvmtiError error, bool cut = false) override;
+  void recordRepeat(int tid, ThreadState state, uint64_t intendedNs) override;
 
  private:
   SampleRing& ring_;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
-#include "store/TickBuckets.h"
 #include "walk/SlotFill.h"
 
 namespace candor {

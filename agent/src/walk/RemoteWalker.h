@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <thread>
 
+#include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
-#include "store/SampleKinds.h"
 #include "walk/DeepStackHints.h"
 #include "walk/RemoteWalkChannel.h"
 

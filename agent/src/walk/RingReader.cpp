@@ -2,11 +2,11 @@
 
 #include <setjmp.h>
 
+#include "base/Log.h"
+#include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
-#include "control/Log.h"
 #include "jvm/Jvm.h"
 #include "jvm/VMStructs.h"
-#include "store/TickBuckets.h"
 #include "walk/SlotFill.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/VmStackWalker.h"

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
-#include "store/SampleKinds.h"
 #include "walk/DeepStackHints.h"
 
 namespace candor {

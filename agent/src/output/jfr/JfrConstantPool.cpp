@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "jvm/StubNames.h"
 #include "output/jfr/JfrTypes.h"
-#include "walk/vm/StubNames.h"
 
 namespace candor::jfr {
 
@@ -160,7 +160,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       p.putVarInt(static_cast<int32_t>(frames.size()));
       for (const StoredFrame& f : frames) {
         p.putVarLong(methods_[f.method]);
-        if (f.bci == kAsgctNativeFrameBci || f.bci == kStubFrameBci) {  // a stub is generated machine code
+        if (f.bci == kNativeMethodBci || f.bci == kStubFrameBci) {  // a stub is generated machine code
           p.putVarInt(kNoLine);
           p.putVarInt(-1);
           p.putVarLong(kFrameNative);

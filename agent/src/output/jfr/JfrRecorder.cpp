@@ -11,13 +11,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/Log.h"
+#include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
-#include "control/Log.h"
 #include "output/OutputFile.h"
 #include "output/jfr/JfrChunkWriter.h"
 #include "output/jfr/JfrMetadata.h"
 #include "output/jfr/JfrTypes.h"
-#include "store/TickBuckets.h"
 
 namespace candor {
 

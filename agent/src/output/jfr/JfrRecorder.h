@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "control/Options.h"
+#include "base/Options.h"
 #include "engine/ThreadRegistry.h"
 #include "jvm/MethodResolver.h"
 #include "output/ProfileReport.h"

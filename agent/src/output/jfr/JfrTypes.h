@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "store/SampleKinds.h"
+#include "base/Vocabulary.h"
 
 namespace candor::jfr {
 

@@ -33,7 +33,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "jvm/AsgctTypes.h"
+#include "base/Vocabulary.h"
 
 namespace candor {
 

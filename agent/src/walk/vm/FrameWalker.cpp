@@ -2,8 +2,8 @@
 
 #include <ucontext.h>
 
+#include "jvm/StubNames.h"
 #include "walk/vm/GuardedMemory.h"
-#include "walk/vm/StubNames.h"
 
 namespace candor {
 
@@ -207,7 +207,7 @@ int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, 
   uintptr_t method = scopes_.method_signalSafe(b.blob);
   *complete = true;
   if (method != 0 && ids_.isNative_signalSafe(method)) {  // native wrapper
-    f[0] = {kAsgctNativeFrameBci, ids_.idOf_signalSafe(method)};
+    f[0] = {kNativeMethodBci, ids_.idOf_signalSafe(method)};
     return 1;
   }
   JavaScope scope[kMaxInlined];
@@ -253,13 +253,13 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
         if (n == 0) return kUnknownJava;
         break;
       }
-      int32_t bci = kAsgctNativeFrameBci;
+      int32_t bci = kNativeMethodBci;
       if (!ids_.isNative_signalSafe(method)) {
         bci = top ? ids_.bciOf_signalSafe(method, r.bcp) : -1;
         if (bci < 0) bci = ids_.bciOf_signalSafe(method, s.load(r.fp + kInterpBcp * kWord));
       }
       if (s.beyondCopy()) break;
-      frames[n++] = {bci < 0 && bci != kAsgctNativeFrameBci ? 0 : bci, id};
+      frames[n++] = {bci < 0 && bci != kNativeMethodBci ? 0 : bci, id};
       uintptr_t fp = r.fp;
       r.pc = s.load(fp + kWord);
       r.sp = s.load(fp + kInterpSenderSp * kWord);

@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdint>
 
-#include "jvm/AsgctTypes.h"
+#include "base/Vocabulary.h"
 #include "walk/vm/CodeCacheLookup.h"
 #include "walk/vm/DecodeCache.h"
 #include "walk/vm/MethodIds.h"

@@ -6,12 +6,12 @@
 #include <cstring>
 #include <mutex>
 
-#include "control/Log.h"
+#include "base/Log.h"
+#include "jvm/StubNames.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/DecodeCache.h"
 #include "walk/vm/FrameWalker.h"
 #include "walk/vm/MethodIds.h"
-#include "walk/vm/StubNames.h"
 #include "walk/vm/VmLayout.h"
 
 namespace candor {

@@ -9,8 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "jvm/AsgctTypes.h"
-#include "store/TickBuckets.h"  // kWalkFaultCode
+#include "base/Vocabulary.h"
 #include "walk/vm/StackCopy.h"
 
 namespace candor {

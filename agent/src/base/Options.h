@@ -1,4 +1,6 @@
-// The agent option string: `start,event=cpu,interval=1ms,file=out.html,...`.
+// What a session was asked to do: the agent's options as plain data, their enums and names.
+// Vocabulary of every layer (engines read their interval, the registry its thread filter); the
+// option string is parsed in control/OptionParser.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -53,25 +55,14 @@ struct Options {
   int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)
 };
 
-struct ParseResult {
-  bool ok = false;
-  Options options;
-  std::string error;  // one line, without the `candor: ` prefix
-};
-
-ParseResult parseOptions(const char* text);
-
 enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr };
 // The format a `file=` path asks for, by its extension.
 OutputFormat outputFormatOf(const std::string& path);
 
-// "1ms" → 1000000; returns false on anything that is not a positive duration.
-bool parseDuration(const std::string& text, int64_t* ns);
 // "SIGVTALRM", "VTALRM" or a number; returns 0 when the name is unknown.
 int parseSignal(const std::string& text);
 const char* signalName(int sig);
-// The text printed by the `help` option.
-std::string optionsHelp();
+
 // The event list as the user would write it, e.g. "cpu", "wall", "cpu+wall".
 std::string eventsName(const Options& o);
 

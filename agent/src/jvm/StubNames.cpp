@@ -1,4 +1,4 @@
-#include "walk/vm/StubNames.h"
+#include "jvm/StubNames.h"
 
 #include <dlfcn.h>
 

@@ -1,28 +1,28 @@
-// Capturing one stack with AsyncGetCallTrace, on the sampled thread, inside its signal handler.
+// Capturing the stack of the thread a signal interrupted, inside its signal handler: with
+// AsyncGetCallTrace (walk=agct), candor's own walker (walk=vm), or by handing the tick to the walker
+// thread (walk=remote). Every outcome goes into the sample ring with the tick counted once.
 #pragma once
 #include "concurrent/SampleRing.h"
+#include "engine/SampleSinks.h"
 #include "store/SampleAccounting.h"
-#include "walk/RemoteWalker.h"
 #include "walk/DeepStackHints.h"
+#include "walk/RemoteWalker.h"
 #include "walk/WalkThrottle.h"
 
 namespace candor {
 
-class AsgctWalker {
+class SignalWalker : public SignalSampleSink {
  public:
-  AsgctWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
+  SignalWalker(SampleRing& ring, HandlerCounters& counters) : ring_(ring), counters_(counters) {}
   // walk=vm: fill the slot with candor's own walker (walk/vm/) instead of AGCT. Set before the
   // handlers are activated.
   void useOwnWalker(bool on) { ownWalker_ = on; }
   // walk=remote: hand every tick to the walker thread instead (set before activation).
   void useRemoteWalker(RemoteWalker* remote) { remote_ = remote; }
 
-  // Signal-handler path. Counts the tick, then either records it in a ring slot (a stack or a
-  // failure code) or counts it as dropped when the ring is full. Never blocks or allocates.
-  // Latency is either known (`latencyNs` ≥ 0, CPU engines) or runs from `intendedNs` (the
-  // sampler's schedule, wall) to now; -1 and 0 mean unknown.
+  // Never blocks or allocates (SignalSampleSink).
   void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
-                             uint64_t intendedNs);
+                             uint64_t intendedNs) override;
 
   // CPU ticks of a thread whose walks take longer than `budgetNs` (walk=remote: whose waits
   // for the walker take longer than `waitBudgetNs`) are throttled (WalkThrottle.h).

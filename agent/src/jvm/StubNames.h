@@ -21,8 +21,6 @@
 
 namespace candor {
 
-constexpr jint kStubFrameBci = -100;  // lineno of a stub frame (AGCT uses 0..n, -1, -2, -3)
-
 class StubNames {
  public:
   // Ordinary thread (JVMTI callback): remembers the code range [begin, end) as `name`.

@@ -1,4 +1,4 @@
-#include "walk/AsgctWalker.h"
+#include "walk/SignalWalker.h"
 
 #include <sys/syscall.h>
 #include <time.h>
@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
-#include "store/TickBuckets.h"
 #include "walk/SlotFill.h"
 #include "walk/vm/VmStackWalker.h"
 
 namespace candor {
 
-void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
+void SignalWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                                         uint64_t intendedNs) {
   uint64_t now = monotonicNs();  // vDSO, no syscall
   auto tid = static_cast<int32_t>(syscall(SYS_gettid));
@@ -43,7 +43,7 @@ void AsgctWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadS
   }
 }
 
-uint64_t AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
+uint64_t SignalWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
                                       int64_t latencyNs, uint64_t timeNs) {
   SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, kind);
   if (slot == nullptr) return monotonicNs();
@@ -67,7 +67,7 @@ uint64_t AsgctWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t t
   return end;
 }
 
-void AsgctWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,
+void SignalWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,
                                         uint64_t timeNs, int64_t latencyNs) {
   counters_.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
   recordCodeInRing_signalSafe(ring_, counters_, code, tid, kind, state, timeNs, latencyNs);

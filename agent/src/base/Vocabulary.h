@@ -1,0 +1,165 @@
+// The agent's shared vocabulary, at the bottom of the layers so that every other folder may use
+// it (the role async-profiler's vmEntry.h plays): the frame a walker writes, the pseudo-bcis that
+// mark frames which are not Java bytecode, the kinds of sample and thread states, the named
+// buckets a tick can land in with the failure codes walkers store, and the counters the signal
+// handler keeps. Plain types and constants only; nothing here calls anything.
+#pragma once
+#include <jni.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace candor {
+
+// ---- Frames -------------------------------------------------------------------------------
+// AsyncGetCallTrace's types: exported by libjvm.so but not declared in jvmti.h. Every walker
+// (AGCT, candor's own, the native unwinder) writes this frame.
+struct ASGCT_CallFrame {
+  jint lineno;          // bci for Java frames, else one of the pseudo-bcis below
+  jmethodID method_id;  // a jmethodID, or what the pseudo-bci says
+};
+
+struct ASGCT_CallTrace {
+  JNIEnv* env_id;
+  jint num_frames;      // > 0 frames, or an error code <= 0
+  ASGCT_CallFrame* frames;
+};
+
+using AsyncGetCallTraceFn = void (*)(ASGCT_CallTrace*, jint depth, void* ucontext);
+
+// Pseudo-bcis: a frame whose lineno is one of these is not a Java frame at a bytecode index.
+// A Java native method (AGCT's own value); method_id is its jmethodID.
+constexpr jint kNativeMethodBci = -3;
+// Generated code that is not a Java method (StubRoutines, adapters): method_id is a StubNames tag.
+constexpr jint kStubFrameBci = -100;
+// The marker below a stack that filled its frame buffer: its outermost callers may be missing.
+// method_id is null.
+constexpr jint kTruncatedFrameBci = -101;
+
+// True for a frame whose method_id is a jmethodID that JVMTI can name.
+inline bool isJavaMethodFrame(const ASGCT_CallFrame& f) {
+  return f.lineno >= kNativeMethodBci && f.method_id != nullptr;
+}
+
+// ---- Samples ------------------------------------------------------------------------------
+// What kind of sample a tick is (which mechanism took it).
+enum class SampleKind : uint8_t {
+  kCpu = 0,        // CPU-time engine signal (cpu, ctimer, itimer)
+  kWall = 1,       // wall-clock sampler: tgkill/sigqueue to a chosen thread
+  kSafepoint = 2,  // JVMTI GetThreadListStackTraces (global safepoint)
+  kHandshake = 3,  // JVMTI GetStackTrace per thread (per-thread handshake)
+  kCount = 4,
+};
+
+inline const char* sampleKindName(SampleKind k) {
+  static const char* const kNames[] = {"cpu", "wall", "safepoint", "handshake"};
+  return kNames[static_cast<int>(k)];
+}
+
+// The thread state a sample saw.
+enum class ThreadState : uint8_t {
+  kUnknown = 0,
+  kRunning = 1,    // in Java, used CPU since the last look
+  kRunnable = 2,   // in Java, but no CPU since the last look (waiting for a core)
+  kSleeping = 3,   // Thread.sleep
+  kMonitor = 4,    // blocked entering a monitor (synchronized)
+  kWaiting = 5,    // Object.wait and other waits
+  kParked = 6,     // LockSupport.park (j.u.c locks, pools)
+  kNative = 7,     // in native code, using CPU
+  kIo = 8,         // in native code without CPU: blocked in a system call (I/O)
+  kCount = 9,
+};
+
+inline const char* threadStateName(ThreadState s) {
+  static const char* const kNames[] = {"unknown", "running", "runnable", "sleeping", "monitor",
+                                       "waiting", "parked",  "native",   "io"};
+  return kNames[static_cast<int>(s)];
+}
+
+inline bool isIdleState(ThreadState s) {
+  return s == ThreadState::kSleeping || s == ThreadState::kMonitor || s == ThreadState::kWaiting ||
+         s == ThreadState::kParked || s == ThreadState::kIo;
+}
+
+// ---- Buckets and failure codes ------------------------------------------------------------
+// The named buckets a tick can land in besides a recorded stack. AGCT error codes 0..-10 map to
+// their own names; candor adds its own codes below them. `dropped` is counted apart (the tick
+// never reached the ring), so it has no code.
+enum class Bucket : int {
+  kNoJavaFrame = 0,            // AGCT ticks_no_Java_frame
+  kNoClassLoad = 1,            // -1
+  kGcActive = 2,               // -2
+  kUnknownNotJava = 3,         // -3
+  kNotWalkableNotJava = 4,     // -4
+  kUnknownJava = 5,            // -5
+  kNotWalkableJava = 6,        // -6
+  kUnknownState = 7,           // -7
+  kThreadExit = 8,             // -8
+  kDeopt = 9,                  // -9
+  kSafepoint = 10,             // -10
+  kNotJavaThread = 11,         // candor: signal hit a thread without a JNIEnv
+  kWalkFault = 12,             // candor: the own walker (walk=vm) read bad memory; crash guard caught it
+  kRemoteBusy = 13,            // candor: walk=remote, every request slot was taken
+  kRemoteTimeout = 14,         // candor: walk=remote, no walker took the request within its timeout
+  kUnknownError = 15,          // an AGCT code this build does not know
+  kWalkThrottled = 16,         // candor: not walked, the thread's last walk took over half its interval
+  kCount = 17,
+};
+
+// AGCT's own codes that candor's walkers return too, so failures land in the same buckets.
+constexpr int32_t kNoJavaFrameCode = 0;
+constexpr int32_t kUnknownNotJavaCode = -3;
+constexpr int32_t kUnknownJavaCode = -5;
+constexpr int32_t kNotWalkableJavaCode = -6;
+constexpr int32_t kUnknownStateCode = -7;
+// numFrames value a handler stores for a thread without a JNIEnv.
+constexpr int32_t kNotJavaThreadCode = -1000;
+// numFrames value of a wall sample of a thread that stayed idle since its last sample: the
+// sampler records it without a signal, and the consumer repeats that thread's last result.
+constexpr int32_t kRepeatLastCode = -1001;
+// numFrames value of a walk=vm tick whose walk faulted and was caught by the crash guard.
+constexpr int32_t kWalkFaultCode = -1002;
+// numFrames values of walk=remote ticks that were not walked (RemoteWalker).
+constexpr int32_t kRemoteBusyCode = -1003;
+constexpr int32_t kRemoteTimeoutCode = -1004;
+// numFrames value of a CPU tick not walked because its thread's walks cost too much (WalkThrottle).
+constexpr int32_t kWalkThrottledCode = -1005;
+
+inline Bucket bucketForCode(int32_t code) {
+  if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
+  if (code == kWalkFaultCode) return Bucket::kWalkFault;
+  if (code == kRemoteBusyCode) return Bucket::kRemoteBusy;
+  if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
+  if (code == kWalkThrottledCode) return Bucket::kWalkThrottled;
+  if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
+  return Bucket::kUnknownError;
+}
+
+inline const char* bucketName(Bucket b) {
+  static const char* const kNames[] = {
+      "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
+      "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
+      "safepoint",     "not_java_thread", "walk_fault",    "remote_busy",      "remote_timeout",
+      "unknown_error", "walk_throttled"};
+  return kNames[static_cast<int>(b)];
+}
+
+constexpr int kKinds = static_cast<int>(SampleKind::kCount);
+constexpr int kStates = static_cast<int>(ThreadState::kCount);
+constexpr int kBuckets = static_cast<int>(Bucket::kCount);
+
+// ---- Counters kept where a tick is taken --------------------------------------------------
+// The signal handler (or sampler thread) counts every tick it takes and every tick it cannot
+// put in the ring; everything else is counted by the consumer. Relaxed increments: the totals
+// are read after the handlers have stopped (SignalHandler::deactivate orders them) or as an
+// approximate live status.
+struct HandlerCounters {
+  alignas(64) std::array<std::atomic<uint64_t>, kKinds> ticks{};
+  alignas(64) std::array<std::atomic<uint64_t>, kKinds> dropped{};
+  uint64_t totalTicks() const;
+  uint64_t totalDropped() const;
+  void clear();
+};
+
+}  // namespace candor

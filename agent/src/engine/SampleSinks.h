@@ -1,0 +1,36 @@
+// Where ticks go once an engine or the sampler thread has taken them: to the walkers in walk/,
+// the layer above. engine/ names only these interfaces, so its includes point down; walk/
+// implements them (SignalWalker, JvmtiWalker) and control/ wires the two together.
+#pragma once
+#include <jvmti.h>
+
+#include <cstdint>
+
+#include "base/Vocabulary.h"
+
+namespace candor {
+
+// A tick delivered by a signal, to be walked on the interrupted thread itself.
+class SignalSampleSink {
+ public:
+  virtual ~SignalSampleSink() = default;
+  // Signal-handler path. Counts the tick, then records it in the ring (a stack or a failure
+  // code) or counts it as dropped. Latency is either known (`latencyNs` >= 0, CPU engines) or
+  // runs from `intendedNs` (the sampler's schedule, wall) to now; -1 and 0 mean unknown.
+  virtual void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
+                                     uint64_t intendedNs) = 0;
+};
+
+// Stacks the sampler thread took itself through JVMTI (ordinary thread).
+class JvmtiSampleSink {
+ public:
+  virtual ~JvmtiSampleSink() = default;
+  // One stack from GetStackTrace / GetThreadListStackTraces (frames leaf first), or an error.
+  // `cut`: JVMTI stopped at the frame count it was asked for, so outer frames may be missing.
+  virtual void record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs, const jvmtiFrameInfo* frames,
+                      int count, jvmtiError error, bool cut = false) = 0;
+  // A wall sample of a thread that has not run since its last sample: same outcome again.
+  virtual void recordRepeat(int tid, ThreadState state, uint64_t intendedNs) = 0;
+};
+
+}  // namespace candor

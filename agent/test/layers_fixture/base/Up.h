@@ -1,0 +1,1 @@
+#include "control/Profiler.h"  // points up: the check must fail on this fixture

@@ -1,0 +1,1 @@
+#include "base/Up.h"
