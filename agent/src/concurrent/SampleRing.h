@@ -26,8 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
-#include "concurrent/Ordering.h"
 #include "concurrent/SpillPool.h"
 
 namespace candor {

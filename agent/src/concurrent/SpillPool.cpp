@@ -1,3 +1,4 @@
+#include "base/Ordering.h"
 #include "concurrent/SpillPool.h"
 
 #include <sys/mman.h>
@@ -20,21 +21,21 @@ SpillPool::~SpillPool() {
 int SpillPool::tryClaim_signalSafe() {
   if (base_ == nullptr) return -1;
   uint32_t all = buffers_ == 32 ? ~0u : (1u << buffers_) - 1;
-  uint32_t busy = busy_.load(std::memory_order_relaxed);
+  uint32_t busy = lp(busy_);
   while ((busy & all) != all) {
     int index = __builtin_ctz(~busy);
     // acquire: see the comment at the top of SpillPool.h
-    if (busy_.compare_exchange_weak(busy, busy | (1u << index), std::memory_order_acquire, std::memory_order_relaxed)) {
-      lent_.fetch_add(1, std::memory_order_relaxed);
+    if (casWeakAcquire(busy_, busy, busy | (1u << index))) {
+      addPlain(lent_, 1);
       return index;
     }
   }
-  refused_.fetch_add(1, std::memory_order_relaxed);
+  addPlain(refused_, 1);
   return -1;
 }
 
 void SpillPool::release_signalSafe(int index) {
-  busy_.fetch_and(~(1u << index), std::memory_order_release);
+  andOrdered(busy_, ~(1u << index));
 }
 
 }  // namespace candor

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 
 namespace candor {
@@ -42,8 +43,8 @@ class SpillPool {
     return reinterpret_cast<ASGCT_CallFrame*>(base_ + static_cast<size_t>(index) * bytesPerBuffer_);
   }
 
-  uint64_t lent() const { return lent_.load(std::memory_order_relaxed); }
-  uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
+  uint64_t lent() const { return lp(lent_); }
+  uint64_t refused() const { return lp(refused_); }
 
  private:
   uint32_t buffers_;

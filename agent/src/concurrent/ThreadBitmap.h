@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 class ThreadBitmap {
@@ -12,17 +14,17 @@ class ThreadBitmap {
   static constexpr uint32_t kMaxTid = 1u << 22;
 
   void add(int tid) {
-    if (valid(tid)) word(tid).fetch_or(bit(tid), std::memory_order_release);
+    if (valid(tid)) orOrdered(word(tid), bit(tid));
   }
   void remove(int tid) {
-    if (valid(tid)) word(tid).fetch_and(~bit(tid), std::memory_order_release);
+    if (valid(tid)) andOrdered(word(tid), ~bit(tid));
   }
   // Signal-handler path: one load.
   bool contains_signalSafe(int tid) const {
-    return valid(tid) && (words_[uint32_t(tid) >> 6].load(std::memory_order_acquire) & bit(tid)) != 0;
+    return valid(tid) && (lv(words_[uint32_t(tid) >> 6]) & bit(tid)) != 0;
   }
   void clear() {
-    for (auto& w : words_) w.store(0, std::memory_order_relaxed);
+    for (auto& w : words_) sp(w, 0);
   }
 
  private:

@@ -1,6 +1,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "engine/Engine.h"
 
 namespace candor {
@@ -9,7 +10,7 @@ namespace {
 std::atomic<uint64_t> gJitterState{0x9e3779b97f4a7c15ULL};
 
 uint64_t nextRandom_signalSafe() {
-  uint64_t z = gJitterState.fetch_add(0x9e3779b97f4a7c15ULL, std::memory_order_relaxed);
+  uint64_t z = addPlain(gJitterState, 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);

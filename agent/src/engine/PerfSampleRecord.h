@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 // The user registers a sample carries, in the kernel's order (ascending perf_regs bit): what the
@@ -54,7 +56,7 @@ uint64_t forEachPerfRecord(perf_event_mmap_page* page, uint8_t* scratch, Fn&& fn
   if (size == 0 || (size & (size - 1)) != 0) return 0;
   // The kernel writes records, then data_head (release); we read it with acquire and store
   // data_tail (release) only after the last read of a record.
-  uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+  uint64_t head = lvRaw(&page->data_head);
   uint64_t tail = page->data_tail;
   uint64_t n = 0;
   while (head - tail >= sizeof(perf_event_header)) {
@@ -73,7 +75,7 @@ uint64_t forEachPerfRecord(perf_event_mmap_page* page, uint8_t* scratch, Fn&& fn
     fn(header, record);
     tail += header.size;
     n++;
-    __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
+    soRaw(&page->data_tail, tail);
   }
   return n;
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "base/Ordering.h"
 #include "concurrent/Clock.h"
 
 namespace candor {
@@ -35,28 +36,28 @@ void* PerfTimeRing::map(int fd, int tid) {
   size_t len = kPageSize * (1 + kDataPages);
   void* ring = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (ring == MAP_FAILED) return nullptr;
-  gEntries[fd].page.store(static_cast<perf_event_mmap_page*>(ring), std::memory_order_relaxed);
-  gEntries[fd].tid.store(tid, std::memory_order_release);  // publishes page
+  sp(gEntries[fd].page, static_cast<perf_event_mmap_page*>(ring));
+  so(gEntries[fd].tid, tid);  // publishes page
   return ring;
 }
 
 void PerfTimeRing::unmap(int fd, void* ring) {
   if (ring == nullptr) return;
   if (fd >= 0 && fd < kMaxFd) {
-    gEntries[fd].tid.store(0, std::memory_order_seq_cst);
-    gEntries[fd].page.store(nullptr, std::memory_order_relaxed);
+    sv(gEntries[fd].tid, 0);
+    sp(gEntries[fd].page, nullptr);
   }
   munmap(ring, kPageSize * (1 + kDataPages));
 }
 
 int64_t PerfTimeRing::latencyOfNewest_signalSafe(int fd, int callingTid) {
-  if (fd < 0 || fd >= kMaxFd || gEntries[fd].tid.load(std::memory_order_acquire) != callingTid) return -1;
-  perf_event_mmap_page* page = gEntries[fd].page.load(std::memory_order_relaxed);
+  if (fd < 0 || fd >= kMaxFd || lv(gEntries[fd].tid) != callingTid) return -1;
+  perf_event_mmap_page* page = lp(gEntries[fd].page);
   if (page == nullptr) return -1;
   uint64_t now = monotonicNs();
   // The kernel writes records, then data_head (release); we read head with acquire, and give
   // the space back by storing data_tail after the last read of the records.
-  uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+  uint64_t head = lvRaw(&page->data_head);
   uint64_t tail = page->data_tail;
   uint64_t size = page->data_size != 0 ? page->data_size : kPageSize * kDataPages;
   const char* data = reinterpret_cast<const char*>(page) + (page->data_offset != 0 ? page->data_offset : kPageSize);
@@ -70,7 +71,7 @@ int64_t PerfTimeRing::latencyOfNewest_signalSafe(int fd, int callingTid) {
     }
     tail += header.size;  // LOST / THROTTLE records are skipped
   }
-  __atomic_store_n(&page->data_tail, head, __ATOMIC_RELEASE);
+  soRaw(&page->data_tail, head);
   if (newest == 0 || newest > now) return -1;
   return static_cast<int64_t>(now - newest);
 }

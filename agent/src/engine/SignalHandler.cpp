@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "base/Options.h"
+#include "base/Ordering.h"
 #include "engine/WallTargets.h"
+#include "jvm/AgentThread.h"
 
 namespace candor {
 
@@ -29,7 +31,7 @@ constexpr uint32_t kLatencyEvery = 8;  // measuring costs a syscall: one tick in
 void onCpuTick_signalSafe(siginfo_t* info, void* ucontext) {
   if (gJitter) gCpuEngine->rearm_signalSafe(info);
   int64_t latency = -1;
-  if (gMeasureLatency && gLatencyCountdown.fetch_add(1, std::memory_order_relaxed) % kLatencyEvery == 0) {
+  if (gMeasureLatency && addPlain(gLatencyCountdown, 1) % kLatencyEvery == 0) {
     latency = gCpuEngine->latency_signalSafe(info);
   }
   gSink->takeSample_signalSafe(ucontext, SampleKind::kCpu, ThreadState::kRunning, latency, 0);
@@ -40,10 +42,10 @@ void onWallTick_signalSafe(siginfo_t* info, void* ucontext) {
   if (info->si_code != SI_QUEUE || info->si_pid != gPid) return;
   WallTarget* target = WallTargets::find_signalSafe(info->si_value.sival_int);
   if (target == nullptr) return;
-  auto state = static_cast<ThreadState>(target->state.load(std::memory_order_acquire));
-  uint64_t intended = target->intendedNs.load(std::memory_order_relaxed);
+  auto state = static_cast<ThreadState>(lv(target->state));
+  uint64_t intended = lp(target->intendedNs);
   gSink->takeSample_signalSafe(ucontext, SampleKind::kWall, state, -1, intended);
-  target->pending.store(false, std::memory_order_release);
+  so(target->pending, false);
 }
 }  // namespace
 
@@ -71,6 +73,7 @@ bool SignalHandler::install(int sig, std::string* why) {
     return false;
   }
   gInstalled[sig] = 1;
+  AgentThread::addSamplingSignal(sig);  // candor's own threads never take it
   return true;
 }
 
@@ -82,24 +85,24 @@ void SignalHandler::activate(Engine* cpuEngine, int wallSignal, SignalSampleSink
   gSink = sink;
   gJitter = jitter;
   gMeasureLatency = !jitter && cpuEngine != nullptr && cpuEngine->measuresLatency();
-  gRunning.store(true, std::memory_order_seq_cst);
+  sv(gRunning, true);
 }
 
 void SignalHandler::deactivate() {
-  gRunning.store(false, std::memory_order_seq_cst);
-  while (gInflight.load(std::memory_order_seq_cst) != 0) sched_yield();
+  sv(gRunning, false);
+  while (lvSc(gInflight) != 0) sched_yield();
   gCpuEngine = nullptr;
   gSink = nullptr;
 }
 
 void SignalHandler::onSignal_signalSafe(int sig, siginfo_t* info, void* ucontext) {
   int savedErrno = errno;
-  gInflight.fetch_add(1, std::memory_order_seq_cst);
-  if (gRunning.load(std::memory_order_seq_cst)) {
+  addSc(gInflight, 1);
+  if (lvSc(gRunning)) {
     if (sig == gWallSignal && sig != 0) onWallTick_signalSafe(info, ucontext);
     else if (sig == gCpuSignal && sig != 0) onCpuTick_signalSafe(info, ucontext);
   }
-  gInflight.fetch_sub(1, std::memory_order_release);
+  subOrdered(gInflight, 1);
   errno = savedErrno;
 }
 

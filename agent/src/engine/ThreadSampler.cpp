@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/Ordering.h"
 #include "concurrent/Clock.h"
 #include "engine/WallTargets.h"
+#include "jvm/AgentThread.h"
 #include "jvm/Jvm.h"
 
 namespace candor {
@@ -42,13 +44,15 @@ ThreadSampler::ThreadSampler(const Options& options, ThreadRegistry& registry, J
 ThreadSampler::~ThreadSampler() { stop(); }
 
 void ThreadSampler::start() {
-  stopping_ = false;
-  thread_ = std::thread([this] { run(); });
+  sp(stopping_, false);
+  thread_ = AgentThread::start("candor sampler", true, [this](JNIEnv* env) {
+    if (env != nullptr) run(env);
+  });
 }
 
 void ThreadSampler::stop() {
   if (!thread_.joinable()) return;
-  stopping_ = true;
+  sp(stopping_, true);
   thread_.join();
 }
 
@@ -64,26 +68,15 @@ uint64_t ThreadSampler::nextRandom() {  // xorshift64*: selection needs spread, 
   return random_ * 0x2545F4914F6CDD1DULL;
 }
 
-void ThreadSampler::run() {
-  Jvm::markAgentThread();
-  pthread_setname_np(pthread_self(), "candor sampler");
-  sigset_t mask;  // sampling signals are for the threads we sample, not for us
-  sigemptyset(&mask);
-  sigaddset(&mask, wallSignal_);
-  sigaddset(&mask, SIGVTALRM);
-  sigaddset(&mask, SIGPROF);
-  pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-  JNIEnv* env = nullptr;
-  JavaVMAttachArgs args = {JNI_VERSION_1_6, const_cast<char*>("candor sampler"), nullptr};
-  if (Jvm::vm()->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &args) != JNI_OK) return;
+void ThreadSampler::run(JNIEnv* env) {
   random_ ^= monotonicNs();
   const uint64_t interval = static_cast<uint64_t>(options_.samplerIntervalNs);
   const uint64_t first = monotonicNs() + interval;
   uint64_t k = 0;
-  while (!stopping_.load(std::memory_order_relaxed)) {
+  while (!lp(stopping_)) {
     uint64_t intended = first + k * interval;
     sleepUntil(intended);
-    if (stopping_.load(std::memory_order_relaxed)) break;
+    if (lp(stopping_)) break;
     uint64_t cpu0 = threadCpuSelf();
     tick(env, intended);
     uint64_t cost = threadCpuSelf() - cpu0;
@@ -101,7 +94,6 @@ void ThreadSampler::run() {
     stats_.tickCpuNs.record(cost);
     stats_.elapsedNs = now - (first - interval);
   }
-  Jvm::vm()->DetachCurrentThread();
 }
 
 uint64_t ThreadSampler::busyThresholdNs() const {
@@ -190,7 +182,7 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
     stats_.repeated++;
     return;
   }
-  if (w.pending.load(std::memory_order_acquire)) {
+  if (lv(w.pending)) {
     // Its last signal is still undelivered: the thread has not run since then (it waits for a
     // core), so its stack has not moved. Record that, rather than let it fall out of the
     // wall-clock picture; the pending signal still yields its own sample later.
@@ -199,9 +191,9 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
     stats_.skippedPending++;
     return;
   }
-  w.state.store(static_cast<uint8_t>(state), std::memory_order_relaxed);
-  w.intendedNs.store(intendedNs, std::memory_order_relaxed);
-  w.pending.store(true, std::memory_order_release);  // publishes state and intendedNs
+  sp(w.state, static_cast<uint8_t>(state));
+  sp(w.intendedNs, intendedNs);
+  so(w.pending, true);  // publishes state and intendedNs
   siginfo_t info = {};
   info.si_signo = wallSignal_;
   info.si_code = SI_QUEUE;
@@ -213,7 +205,7 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
     w.cpuAtLastSampleNs = cpuNow;
     w.stateAtLastSample = state;
   } else {
-    w.pending.store(false, std::memory_order_relaxed);
+    sp(w.pending, false);
   }
   std::lock_guard<std::mutex> lock(statsMutex_);
   (sent ? stats_.signalsSent : stats_.signalFailures)++;

@@ -48,7 +48,7 @@ class ThreadSampler {
   SamplerStats stats();
 
  private:
-  void run();
+  void run(JNIEnv* env);
   void tick(JNIEnv* env, uint64_t intendedNs);
   ThreadState classify(const SamplerTarget& t, uint64_t cpuNow, bool* usedCpu);
   void sampleWall(const SamplerTarget& t, ThreadState state, uint64_t cpuNow, uint64_t intendedNs);

@@ -1,3 +1,4 @@
+#include "base/Ordering.h"
 #include "engine/WallTargets.h"
 
 #include <mutex>
@@ -25,7 +26,7 @@ int WallTargets::acquire(int tid) {
     return -1;
   }
   WallTarget& t = entries_[index];
-  t.pending.store(false, std::memory_order_relaxed);
+  sp(t.pending, false);
   t.tid = tid;
   t.lastCpuNs = 0;
   t.lastState = ThreadState::kUnknown;

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "base/Log.h"
+#include "base/Ordering.h"
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 
@@ -28,8 +29,8 @@ bool createMethodIds(jvmtiEnv* jvmti, jclass klass) {
 void MethodPreloader::onClassPrepare(jvmtiEnv* jvmti, jclass klass) {
   uint64_t t0 = threadCpuNs();
   createMethodIds(jvmti, klass);
-  preparedNs_.fetch_add(threadCpuNs() - t0, std::memory_order_relaxed);
-  preparedClasses_.fetch_add(1, std::memory_order_relaxed);
+  addPlain(preparedNs_, threadCpuNs() - t0);
+  addPlain(preparedClasses_, 1);
 }
 
 void MethodPreloader::preloadLoadedClasses(jvmtiEnv* jvmti) {

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 class MethodPreloader {
@@ -19,8 +21,8 @@ class MethodPreloader {
 
   static uint64_t initialNs() { return initialNs_; }
   static uint64_t initialClasses() { return initialClasses_; }
-  static uint64_t preparedNs() { return preparedNs_.load(std::memory_order_relaxed); }
-  static uint64_t preparedClasses() { return preparedClasses_.load(std::memory_order_relaxed); }
+  static uint64_t preparedNs() { return lp(preparedNs_); }
+  static uint64_t preparedClasses() { return lp(preparedClasses_); }
 
  private:
   static uint64_t initialNs_;

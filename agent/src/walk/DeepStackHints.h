@@ -9,18 +9,20 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 class DeepStackHints {
  public:
   // Signal-handler path.
-  bool expectDeep_signalSafe(int32_t tid) const { return entry(tid).load(std::memory_order_relaxed) == tid; }
+  bool expectDeep_signalSafe(int32_t tid) const { return lp(entry(tid)) == tid; }
 
   // Signal-handler path: the stack just walked was (not) deeper than a slot.
   void note_signalSafe(int32_t tid, bool deep) {
     std::atomic<int32_t>& e = entry(tid);
-    if (deep) e.store(tid, std::memory_order_relaxed);
-    else if (e.load(std::memory_order_relaxed) == tid) e.store(0, std::memory_order_relaxed);
+    if (deep) sp(e, tid);
+    else if (lp(e) == tid) sp(e, 0);
   }
 
  private:

@@ -5,8 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/Ordering.h"
 #include "concurrent/Clock.h"
-#include "concurrent/Ordering.h"
 
 namespace candor {
 
@@ -31,7 +31,7 @@ RemoteRequest* RemoteWalkChannel::claim_signalSafe() {
     uint32_t expected = RemoteRequest::kFree;
     if (lp(r.state) == RemoteRequest::kFree &&
         // acquire: pairs with the previous owner's so(kFree), after the walker's last read of the slot
-        r.state.compare_exchange_strong(expected, RemoteRequest::kClaimed, std::memory_order_acquire)) {
+        casAcquire(r.state, expected, RemoteRequest::kClaimed)) {
       return &r;
     }
   }
@@ -41,7 +41,7 @@ RemoteRequest* RemoteWalkChannel::claim_signalSafe() {
 bool RemoteWalkChannel::publishAndWait_signalSafe(RemoteRequest* r, int64_t timeoutNs, int32_t* result) {
   r->result = 0;
   so(r->state, static_cast<uint32_t>(RemoteRequest::kPublished));
-  published_.fetch_add(1, std::memory_order_seq_cst);
+  addSc(published_, 1);
   futexWakeAll_signalSafe(&published_);
 
   uint32_t s = lv(r->state);
@@ -49,8 +49,8 @@ bool RemoteWalkChannel::publishAndWait_signalSafe(RemoteRequest* r, int64_t time
     cpuRelax();
     s = lv(r->state);
   }
-  if (s == RemoteRequest::kDone) spinsSatisfied_.fetch_add(1, std::memory_order_relaxed);
-  else futexWaits_.fetch_add(1, std::memory_order_relaxed);
+  if (s == RemoteRequest::kDone) addPlain(spinsSatisfied_, 1);
+  else addPlain(futexWaits_, 1);
 
   uint64_t deadline = monotonicNs() + static_cast<uint64_t>(timeoutNs);
   bool walked = true;
@@ -58,7 +58,7 @@ bool RemoteWalkChannel::publishAndWait_signalSafe(RemoteRequest* r, int64_t time
     uint64_t now = monotonicNs();
     if (s == RemoteRequest::kPublished && now >= deadline) {
       uint32_t expected = RemoteRequest::kPublished;
-      if (r->state.compare_exchange_strong(expected, RemoteRequest::kAbandoned, std::memory_order_acquire)) {
+      if (casAcquire(r->state, expected, RemoteRequest::kAbandoned)) {
         walked = false;
         break;
       }
@@ -79,13 +79,13 @@ RemoteRequest* RemoteWalkChannel::take(int64_t timeoutNs) {
   uint64_t deadline = monotonicNs() + static_cast<uint64_t>(timeoutNs);
   for (;;) {
     if (stopped()) return nullptr;
-    uint32_t seen = published_.load(std::memory_order_seq_cst);
+    uint32_t seen = lvSc(published_);
     uint32_t start = lp(scanStart_);
     for (int i = 0; i < kSlots; i++) {  // round robin from the last slot taken: no starvation
       RemoteRequest& r = slots_[(start + i) % kSlots];
       uint32_t expected = RemoteRequest::kPublished;
       if (lp(r.state) == RemoteRequest::kPublished &&
-          r.state.compare_exchange_strong(expected, RemoteRequest::kWalking, std::memory_order_acquire)) {
+          casAcquire(r.state, expected, RemoteRequest::kWalking)) {
         sp(scanStart_, static_cast<uint32_t>((start + i + 1) % kSlots));
         return &r;
       }
@@ -103,8 +103,8 @@ void RemoteWalkChannel::complete(RemoteRequest* r) {
 }
 
 void RemoteWalkChannel::stop() {
-  stopped_.store(true, std::memory_order_release);
-  published_.fetch_add(1, std::memory_order_seq_cst);
+  so(stopped_, true);
+  addSc(published_, 1);
   futexWakeAll_signalSafe(&published_);
 }
 

@@ -27,6 +27,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 struct RemoteRequest {
@@ -63,11 +65,11 @@ class RemoteWalkChannel {
   // Walker thread: hands the request back to its waiting handler.
   void complete(RemoteRequest* r);
   void stop();
-  bool stopped() const { return stopped_.load(std::memory_order_acquire); }
+  bool stopped() const { return lv(stopped_); }
 
   // Counters (relaxed; read for the stats).
-  uint64_t spinsSatisfied() const { return spinsSatisfied_.load(std::memory_order_relaxed); }
-  uint64_t futexWaits() const { return futexWaits_.load(std::memory_order_relaxed); }
+  uint64_t spinsSatisfied() const { return lp(spinsSatisfied_); }
+  uint64_t futexWaits() const { return lp(futexWaits_); }
 
  private:
   RemoteRequest slots_[kSlots];

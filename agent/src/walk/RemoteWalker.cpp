@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
+#include "jvm/AgentThread.h"
 #include "jvm/Jvm.h"
 #include "walk/SlotFill.h"
 
 namespace candor {
 
 void RemoteWalker::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = AgentThread::start("candor walker", false, [this](JNIEnv*) { run(); });
 }
 
 void RemoteWalker::stop() {
@@ -21,7 +23,6 @@ void RemoteWalker::stop() {
 }
 
 void RemoteWalker::run() {
-  Jvm::markAgentThread();
   for (;;) {
     RemoteRequest* r = channel_.take(100'000'000);
     if (r == nullptr) {
@@ -38,7 +39,7 @@ void RemoteWalker::run() {
       // The sampled thread has waited from its handler's start until now (the handoff included).
       slot->handlerNs = static_cast<uint32_t>(std::min<uint64_t>(monotonicNs() - r->timeNs, UINT32_MAX));
       ring_.publish_signalSafe(slot);
-      walks_.fetch_add(1, std::memory_order_relaxed);
+      addPlain(walks_, 1);
     }
     channel_.complete(r);
   }
@@ -46,7 +47,7 @@ void RemoteWalker::run() {
 
 void RemoteWalker::takeSample_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind,
                                          ThreadState state, int64_t latency, uint64_t now) {
-  counters_.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  addPlain(counters_.ticks[static_cast<int>(kind)], 1);
   if (env == nullptr) {
     recordCodeInRing_signalSafe(ring_, counters_, kNotJavaThreadCode, tid, kind, state, now, latency);
     return;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
@@ -39,7 +40,7 @@ class RemoteWalker {
   void takeSample_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
                              int64_t latencyNs, uint64_t timeNs);
 
-  uint64_t walks() const { return walks_.load(std::memory_order_relaxed); }
+  uint64_t walks() const { return lp(walks_); }
   uint64_t spinsSatisfied() const { return channel_.spinsSatisfied(); }
   uint64_t futexWaits() const { return channel_.futexWaits(); }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
@@ -69,7 +70,7 @@ uint64_t SignalWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t 
 
 void SignalWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,
                                         uint64_t timeNs, int64_t latencyNs) {
-  counters_.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  addPlain(counters_.ticks[static_cast<int>(kind)], 1);
   recordCodeInRing_signalSafe(ring_, counters_, code, tid, kind, state, timeNs, latencyNs);
 }
 

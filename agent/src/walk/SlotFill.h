@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
 #include "store/SampleAccounting.h"
@@ -25,13 +26,13 @@ inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind
 // counted as dropped when the ring is full.
 inline SampleSlot* claimOrDrop_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind) {
   SampleSlot* slot = ring.tryClaim_signalSafe();
-  if (slot == nullptr) counters.dropped[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  if (slot == nullptr) addPlain(counters.dropped[static_cast<int>(kind)], 1);
   return slot;
 }
 
 // Signal-handler path: counts a tick of `kind`, then claimOrDrop_signalSafe.
 inline SampleSlot* claimForTick_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind) {
-  counters.ticks[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+  addPlain(counters.ticks[static_cast<int>(kind)], 1);
   return claimOrDrop_signalSafe(ring, counters, kind);
 }
 

@@ -16,6 +16,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 class WalkThrottle {
@@ -38,14 +40,14 @@ class WalkThrottle {
   bool skip_signalSafe(int32_t tid, uint64_t nowNs) const {
     if (budgetNs_ == 0) return false;
     const Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
-    return e.tid.load(std::memory_order_relaxed) == tid && nowNs < e.resumeNs.load(std::memory_order_relaxed);
+    return lp(e.tid) == tid && nowNs < lp(e.resumeNs);
   }
 
   // Signal-handler path: whether this thread's last walk looked slow by the clock, so this walk
   // should be timed in the thread's own CPU time too (a system call, so only for suspects).
   bool suspect_signalSafe(int32_t tid) const {
     const Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
-    return budgetNs_ != 0 && e.tid.load(std::memory_order_relaxed) == tid && e.suspect.load(std::memory_order_relaxed);
+    return budgetNs_ != 0 && lp(e.tid) == tid && lp(e.suspect);
   }
 
   // Signal-handler path: a walk of this thread ended at endNs and cost costNs. A clock reading
@@ -55,20 +57,20 @@ class WalkThrottle {
   void charge_signalSafe(int32_t tid, uint64_t endNs, uint64_t costNs, Cost kind) {
     if (budgetNs_ == 0) return;
     Entry& e = entries_[static_cast<uint32_t>(tid) % kEntries];
-    bool mine = e.tid.load(std::memory_order_relaxed) == tid;
+    bool mine = lp(e.tid) == tid;
     if (costNs <= (kind == Cost::kWait ? waitBudgetNs_ : budgetNs_)) {
-      if (mine) e.suspect.store(false, std::memory_order_relaxed);
+      if (mine) sp(e.suspect, false);
       return;
     }
     if (!mine) {
-      e.tid.store(tid, std::memory_order_relaxed);
-      e.resumeNs.store(0, std::memory_order_relaxed);
-      e.suspect.store(false, std::memory_order_relaxed);
+      sp(e.tid, tid);
+      sp(e.resumeNs, 0);
+      sp(e.suspect, false);
     }
-    if (kind == Cost::kCpuTime || (kind == Cost::kWait && e.suspect.load(std::memory_order_relaxed))) {
-      e.resumeNs.store(endNs + 2 * costNs, std::memory_order_relaxed);
+    if (kind == Cost::kCpuTime || (kind == Cost::kWait && lp(e.suspect))) {
+      sp(e.resumeNs, endNs + 2 * costNs);
     }
-    e.suspect.store(true, std::memory_order_relaxed);
+    sp(e.suspect, true);
   }
 
  private:

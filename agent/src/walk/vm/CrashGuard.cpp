@@ -1,3 +1,4 @@
+#include "base/Ordering.h"
 #include "walk/vm/CrashGuard.h"
 
 #include <string.h>
@@ -45,11 +46,11 @@ bool CrashGuard::installed() {
 
 void CrashGuard::arm_signalSafe(sigjmp_buf* jb) {
   tJump = jb;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  signalFence();
 }
 
 void CrashGuard::disarm_signalSafe() {
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  signalFence();
   tJump = nullptr;
 }
 
@@ -57,7 +58,7 @@ void CrashGuard::onFault_signalSafe(int sig, siginfo_t* info, void* ucontext) {
   sigjmp_buf* jb = tJump;
   if (jb != nullptr) {
     tJump = nullptr;  // a fault while unwinding must not loop back here
-    caught_.fetch_add(1, std::memory_order_relaxed);
+    addPlain(caught_, 1);
     siglongjmp(*jb, 1);
   }
   forward_signalSafe(sig, info, ucontext);

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/Ordering.h"
+
 namespace candor {
 
 class CrashGuard {
@@ -31,7 +33,7 @@ class CrashGuard {
   static void disarm_signalSafe();
 
   // Faults caught since the process started.
-  static uint64_t faultsCaught() { return caught_.load(std::memory_order_relaxed); }
+  static uint64_t faultsCaught() { return lp(caught_); }
 
  private:
   static void onFault_signalSafe(int sig, siginfo_t* info, void* ucontext);

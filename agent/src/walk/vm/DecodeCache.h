@@ -7,18 +7,13 @@
 // land). Readers and writers are signal handlers on any thread and the remote walker thread;
 // invalidate() runs on the JVMTI CompiledMethodUnload thread.
 //
-// Ordering argument (names from concurrent/Ordering.h). Each entry has a sequence word, odd
-// while someone writes it; every other field is an atomic accessed relaxed (lp/sp).
-//   Writer: reads seq even, claims it with a CAS seq → seq+1 (seq_cst: its acquire half makes
-//   the previous writer's field stores happen-before ours, so ours are later in every field's
-//   modification order; the seq_cst half is for the epoch below), a release fence, relaxed field
-//   stores, then so(seq, seq+2).
-//   A writer that finds the entry odd, or loses the CAS, skips caching: a handler never waits.
-//   Reader: s0 = lv(seq); odd → miss; relaxed field loads; an acquire fence; lp(seq) == s0 or
-//   miss. If a load saw a value of a later write, the fence pairs with that writer's release
-//   fence, so its seq+1 store happens-before the re-read, which then differs from s0 (Boehm,
-//   "Can seqlocks get along with programming language memory models?"). So a reader never uses
-//   a torn entry; an entry read while being written is a miss and the frame is decoded as usual.
+// Ordering argument (names from concurrent/Ordering.h). Each entry has a SeqLock (its argument is
+// in concurrent/SeqLock.h); every other field is an atomic accessed relaxed (lp/sp).
+//   Writer: claims the entry's lock (its seq_cst CAS also serves the epoch below: its acquire half
+//   makes the previous writer's field stores happen-before ours, so ours are later in every
+//   field's modification order), stores the fields, ends the write. A writer that finds the entry
+//   being written, or loses the CAS, skips caching: a handler never waits.
+//   Reader: an entry read while being written is a miss, and the frame is decoded as usual.
 //   A hit is also checked against the nmethod the lookup found now (its code address and compile
 //   id, read by FrameWalker): an nmethod freed and replaced at the same address, whose unload
 //   event is late or was never posted, misses instead of giving another method's stack.
@@ -33,7 +28,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
+#include "concurrent/SeqLock.h"
 
 namespace candor {
 
@@ -67,12 +64,12 @@ class DecodeCache {
 
   // Ordinary thread, once, before any handler may use it: `entries` (a power of two >= 2).
   bool init(uint32_t entries);
-  bool enabled_signalSafe() const { return table_.load(std::memory_order_acquire) != nullptr; }
+  bool enabled_signalSafe() const { return lv(table_) != nullptr; }
 
   // Signal-handler path. Copies up to `room` cached frames for k into `out`; 0 on a miss.
   int32_t lookup_signalSafe(const DecodeKey& k, ASGCT_CallFrame* out, int32_t room, Tally* t) const;
   // Take before reading the nmethod whose decode will be stored.
-  uint64_t ticket_signalSafe() const { return epoch_.load(std::memory_order_seq_cst); }
+  uint64_t ticket_signalSafe() const { return lvSc(epoch_); }
   // Caches the complete decode `frames[0..n)` of k (n <= kMaxFrames, no null method ids).
   void store_signalSafe(const DecodeKey& k, const ASGCT_CallFrame* frames, int32_t n, uint64_t ticket);
   void count_signalSafe(const Tally& t);
@@ -90,7 +87,7 @@ class DecodeCache {
     std::atomic<int32_t> bci;
   };
   struct alignas(64) Entry {
-    std::atomic<uint32_t> seq;
+    SeqLock lock;
     std::atomic<uint32_t> meta;  // frame count (0: empty) | top << 8
     std::atomic<int32_t> compileId;
     std::atomic<uint32_t> codeSize;
@@ -99,7 +96,6 @@ class DecodeCache {
     Frame frames[kMaxFrames];
   };
   Entry* set_signalSafe(const DecodeKey& k) const;
-  bool claim_signalSafe(Entry& e, uint32_t* seq);
 
   std::atomic<Entry*> table_{nullptr};
   uint32_t sets_ = 0;

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "base/Log.h"
+#include "base/Ordering.h"
 #include "jvm/StubNames.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/DecodeCache.h"
@@ -108,14 +109,14 @@ bool VmStackWalker::enable(jvmtiEnv* jvmti, JNIEnv* env) {
   if (!gResult) logError("own stack walker unavailable: %s; using AsyncGetCallTrace", missing.c_str());
   else logInfo("own stack walker ready: %d code heaps, jmethodIDs %s", gLayout.heapCount,
                gLayout.jmethodIdIsPointer ? "checked against their Method*" : "are counters");
-  gEnabled.store(gResult, std::memory_order_release);
+  so(gEnabled, gResult);
   return gResult;
 }
 
-bool VmStackWalker::enabled() { return gEnabled.load(std::memory_order_acquire); }
+bool VmStackWalker::enabled() { return lv(gEnabled); }
 
 int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
-  if (!gEnabled.load(std::memory_order_acquire)) return -1;
+  if (!lv(gEnabled)) return -1;
   uintptr_t thread = reinterpret_cast<uintptr_t>(env) - gLayout.envOffset;
   sigjmp_buf jb;
   // volatile: the result must survive a siglongjmp back here.
@@ -129,7 +130,7 @@ int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFr
 }
 
 int32_t VmStackWalker::walkCopy_signalSafe(uintptr_t thread, StackCopy* copy, ASGCT_CallFrame* frames, int32_t max) {
-  if (!gEnabled.load(std::memory_order_acquire)) return -1;
+  if (!lv(gEnabled)) return -1;
   sigjmp_buf jb;
   volatile int32_t result = kWalkFaultCode;
   if (sigsetjmp(jb, 0) == 0) {
