@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "base/Log.h"
-#include "jvm/VMStructs.h"
+#include "jvm/VmStructsTable.h"
 
 namespace candor {
 
@@ -63,12 +63,21 @@ thread_local bool tAgentThread = false;  // ordinary TLS: never read from a sign
 void Jvm::markAgentThread() { tAgentThread = true; }
 bool Jvm::isAgentThread() { return tAgentThread; }
 
+const Jvm::OsThreadOffsets& Jvm::osThreadOffsets() {
+  static const OsThreadOffsets offsets = [] {
+    const VmStructsTable& t = VmStructsTable::process();
+    OsThreadOffsets o;
+    o.osthread = t.fieldOffset("JavaThread", "_osthread");
+    if (o.osthread < 0) o.osthread = t.fieldOffset("Thread", "_osthread");
+    o.threadId = t.fieldOffset("OSThread", "_thread_id");
+    return o;
+  }();
+  return offsets;
+}
+
 int Jvm::osThreadId(JNIEnv* env, jthread thread) {
-  // JDK 17 declares _osthread in JavaThread; JDK 25 moved it up to Thread.
-  static int64_t osthreadOff = VMStructs::fieldOffset("JavaThread", "_osthread") >= 0
-                                   ? VMStructs::fieldOffset("JavaThread", "_osthread")
-                                   : VMStructs::fieldOffset("Thread", "_osthread");
-  static int64_t tidOff = VMStructs::fieldOffset("OSThread", "_thread_id");
+  int64_t osthreadOff = osThreadOffsets().osthread;
+  int64_t tidOff = osThreadOffsets().threadId;
   if (osthreadOff < 0 || tidOff < 0) return 0;
   jclass cls = env->FindClass("java/lang/Thread");
   if (cls == nullptr) {

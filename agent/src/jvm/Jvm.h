@@ -29,6 +29,13 @@ class Jvm {
 
   // The OS thread id of a live java.lang.Thread, via eetop and VMStructs; 0 when unknown.
   static int osThreadId(JNIEnv* env, jthread thread);
+  // Where a JavaThread keeps its OSThread (JDK 17 declares _osthread in JavaThread, JDK 25 in
+  // Thread) and where that keeps the OS thread id; -1 when this JVM does not say.
+  struct OsThreadOffsets {
+    int64_t osthread = -1;
+    int64_t threadId = -1;
+  };
+  static const OsThreadOffsets& osThreadOffsets();
 
   // candor's own threads (writer, sampler) mark themselves so that ThreadStart skips them.
   static void markAgentThread();

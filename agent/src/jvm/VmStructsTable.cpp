@@ -1,4 +1,4 @@
-#include "walk/vm/VmStructsTable.h"
+#include "jvm/VmStructsTable.h"
 
 #include <dlfcn.h>
 
@@ -18,6 +18,20 @@ bool symbol(const char* name, T* out) {
 
 const char* str(const char* row, uint64_t off) { return *reinterpret_cast<const char* const*>(row + off); }
 }  // namespace
+
+const VmStructsTable& VmStructsTable::process() {
+  static const VmStructsTable* table = [] {
+    auto* t = new VmStructsTable();  // never freed: used until the process exits
+    if (!t->load(&t->error_)) t->fields_.clear();
+    return t;
+  }();
+  return *table;
+}
+
+int64_t VmStructsTable::fieldOffset(const std::string& type, const std::string& name) const {
+  const VmField* f = field(type, name);
+  return f != nullptr && !f->isStatic ? static_cast<int64_t>(f->offset) : -1;
+}
 
 bool VmStructsTable::load(std::string* why) {
   const char* env = getenv("CANDOR_TEST_HIDE_VMSTRUCT");

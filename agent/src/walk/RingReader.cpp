@@ -3,10 +3,11 @@
 #include <setjmp.h>
 
 #include "base/Log.h"
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
+#include "jvm/AgentThread.h"
 #include "jvm/Jvm.h"
-#include "jvm/VMStructs.h"
 #include "walk/SlotFill.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/VmStackWalker.h"
@@ -23,21 +24,19 @@ constexpr int kCpu = static_cast<int>(SampleKind::kCpu);
 
 RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine)
     : ring_(ring), counters_(counters), engine_(engine), scratch_(new uint8_t[kScratchBytes]) {
-  // JDK 17 declares _osthread in JavaThread; JDK 25 moved it up to Thread.
-  osthreadOffset_ = VMStructs::fieldOffset("JavaThread", "_osthread");
-  if (osthreadOffset_ < 0) osthreadOffset_ = VMStructs::fieldOffset("Thread", "_osthread");
-  threadIdOffset_ = VMStructs::fieldOffset("OSThread", "_thread_id");
+  osthreadOffset_ = Jvm::osThreadOffsets().osthread;
+  threadIdOffset_ = Jvm::osThreadOffsets().threadId;
 }
 
 void RingReader::start() {
   engine_.setConsumer(this);
-  stopping_.store(false, std::memory_order_relaxed);
-  thread_ = std::thread([this] { run(); });
+  sp(stopping_, false);
+  thread_ = AgentThread::start("candor reader", false, [this](JNIEnv*) { run(); });
 }
 
 void RingReader::stop() {
   if (!thread_.joinable()) return;
-  stopping_.store(true, std::memory_order_relaxed);
+  sp(stopping_, true);
   engine_.wake();
   thread_.join();
   engine_.consumeAll(*this);  // rings still armed (none after ThreadRegistry::end)
@@ -45,23 +44,22 @@ void RingReader::stop() {
 }
 
 void RingReader::run() {
-  Jvm::markAgentThread();
-  while (!stopping_.load(std::memory_order_relaxed)) {
+  while (!lp(stopping_)) {
     engine_.wait(kTimeoutMs);
     engine_.consumeAll(*this);
-    wakeups_.fetch_add(1, std::memory_order_relaxed);
+    addPlain(wakeups_, 1);
   }
-  cpuNs_.store(clockNs(CLOCK_THREAD_CPUTIME_ID), std::memory_order_relaxed);
+  sp(cpuNs_, clockNs(CLOCK_THREAD_CPUTIME_ID));
 }
 
 void RingReader::logSummary() const {
-  auto n = [](const std::atomic<uint64_t>& v) { return static_cast<unsigned long long>(v.load()); };
-  uint64_t samples = samples_.load();
+  auto n = [](const std::atomic<uint64_t>& v) { return static_cast<unsigned long long>(lp(v)); };
+  uint64_t samples = lp(samples_);
   // The reader's CPU per sample is the part of a sample's cost not paid by the sampled thread.
   logInfo("ring reader: %llu samples read in %llu wakeups (%.1f us CPU each), %llu marked truncated at the stack "
           "copy's end, %llu lost in full rings, %llu throttle events; %llu rings enlarged for busy threads, %llu "
           "mapped smaller for the locked-memory limit",
-          n(samples_), n(wakeups_), cpuNs_.load() / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
+          n(samples_), n(wakeups_), lp(cpuNs_) / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
           n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
           static_cast<unsigned long long>(engine_.ringsShrunk()));
 }
@@ -75,13 +73,13 @@ void RingReader::consume(PerfRing& ring) {
       case PERF_RECORD_LOST: {  // {header, id, lost}: the ring was full for `lost` samples
         uint64_t lost = 0;
         if (header.size >= sizeof header + 16) memcpy(&lost, record + sizeof header + 8, sizeof lost);
-        counters_.ticks[kCpu].fetch_add(lost, std::memory_order_relaxed);
-        counters_.dropped[kCpu].fetch_add(lost, std::memory_order_relaxed);
-        lost_.fetch_add(lost, std::memory_order_relaxed);
+        addPlain(counters_.ticks[kCpu], lost);
+        addPlain(counters_.dropped[kCpu], lost);
+        addPlain(lost_, lost);
         break;
       }
       case PERF_RECORD_THROTTLE:  // the kernel skips ticks (perf_event_max_sample_rate): never counted
-        throttled_.fetch_add(1, std::memory_order_relaxed);
+        addPlain(throttled_, 1);
         break;
       default:
         break;
@@ -90,7 +88,7 @@ void RingReader::consume(PerfRing& ring) {
 }
 
 void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
-  samples_.fetch_add(1, std::memory_order_relaxed);
+  addPlain(samples_, 1);
   SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kCpu);
   if (slot == nullptr) return;
   PerfSample sample;
@@ -118,7 +116,7 @@ int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* s
   });
   if (n > 0 && beyond) {
     slot->truncated = 1;
-    truncated_.fetch_add(1, std::memory_order_relaxed);
+    addPlain(truncated_, 1);
   }
   return n;
 }

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "walk/vm/VmStructsTable.h"
+#include "jvm/VmStructsTable.h"
 
 namespace candor {
 
@@ -188,10 +188,9 @@ void loadThreadsAndStubs(Picker& p, VmLayout* l) {
 }  // namespace
 
 bool VmLayoutLoader::load(VmLayout* out, std::string* missing) {
-  VmStructsTable table;
-  std::string why;
-  if (!table.load(&why)) {
-    *missing = why + " (not a HotSpot JVM?)";
+  const VmStructsTable& table = VmStructsTable::process();
+  if (!table.loaded()) {
+    *missing = table.loadError() + " (not a HotSpot JVM?)";
     return false;
   }
   Picker p(table);
