@@ -22,13 +22,6 @@ clockid_t threadCpuClock(int tid) {
   return static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6);
 }
 
-bool CTimerEngine::start(const Options& options, std::string* why) {
-  (void)why;
-  intervalNs_ = options.intervalNs;
-  jitterPct_ = options.jitterPct;
-  return true;
-}
-
 bool CTimerEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   sigevent sev = {};
   sev.sigev_notify = SIGEV_THREAD_ID;
@@ -40,7 +33,7 @@ bool CTimerEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
     return false;
   }
   // With jitter each expiry re-arms a one-shot timer from the handler.
-  itimerspec spec = periodic(jitteredInterval_signalSafe(intervalNs_, jitterPct_), jitterPct_ > 0);
+  itimerspec spec = periodic(nextIntervalNs_signalSafe(), jitterPct_ > 0);
   if (syscall(__NR_timer_settime, id, 0, &spec, nullptr) != 0) {
     *why = std::string("timer_settime: ") + strerror(errno);
     syscall(__NR_timer_delete, id);
@@ -60,7 +53,7 @@ void CTimerEngine::disarmThread(ThreadTimer* timer) {
 void CTimerEngine::rearm_signalSafe(const siginfo_t* info) {
   // Raw syscalls: the kernel's timer id travels in si_timerid, and glibc's timer_t wrapper
   // would not accept it.
-  itimerspec spec = periodic(jitteredInterval_signalSafe(intervalNs_, jitterPct_), true);
+  itimerspec spec = periodic(nextIntervalNs_signalSafe(), true);
   syscall(__NR_timer_settime, info->si_timerid, 0, &spec, nullptr);
 }
 

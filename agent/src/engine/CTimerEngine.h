@@ -7,21 +7,12 @@ namespace candor {
 
 class CTimerEngine : public Engine {
  public:
-  explicit CTimerEngine(int signal) : signal_(signal) {}
+  explicit CTimerEngine(int signal) : Engine(signal) {}
   EngineKind kind() const override { return EngineKind::kCtimer; }
-  int signal() const override { return signal_; }
-  bool perThread() const override { return true; }
-  bool start(const Options& options, std::string* why) override;
-  void stop() override {}
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
   void rearm_signalSafe(const siginfo_t* info) override;
   int64_t latency_signalSafe(const siginfo_t* info) override;
-
- private:
-  int signal_;
-  long long intervalNs_ = 0;
-  int jitterPct_ = 0;
 };
 
 // The CPU clock of any thread of this process (Linux encodes the tid in the clock id).

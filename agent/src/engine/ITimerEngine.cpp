@@ -16,10 +16,8 @@ int setProfTimer(long long ns, bool oneShot) {
 }
 }  // namespace
 
-bool ITimerEngine::start(const Options& options, std::string* why) {
-  intervalNs_ = options.intervalNs;
-  jitterPct_ = options.jitterPct;
-  if (setProfTimer(jitteredInterval_signalSafe(intervalNs_, jitterPct_), jitterPct_ > 0) != 0) {
+bool ITimerEngine::startEngine(const Options& options, std::string* why) {
+  if (setProfTimer(nextIntervalNs_signalSafe(), jitterPct_ > 0) != 0) {
     *why = std::string("setitimer: ") + strerror(errno);
     return false;
   }
@@ -32,7 +30,7 @@ void ITimerEngine::stop() {
 }
 
 void ITimerEngine::rearm_signalSafe(const siginfo_t*) {
-  setProfTimer(jitteredInterval_signalSafe(intervalNs_, jitterPct_), true);
+  setProfTimer(nextIntervalNs_signalSafe(), true);
 }
 
 int64_t ITimerEngine::latency_signalSafe(const siginfo_t*) {

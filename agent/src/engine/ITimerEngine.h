@@ -8,19 +8,17 @@ namespace candor {
 
 class ITimerEngine : public Engine {
  public:
+  ITimerEngine() : Engine(SIGPROF) {}
   EngineKind kind() const override { return EngineKind::kItimer; }
-  int signal() const override { return SIGPROF; }
   bool perThread() const override { return false; }
-  bool start(const Options& options, std::string* why) override;
   void stop() override;
   bool armThread(int, ThreadTimer*, std::string*) override { return true; }
   void disarmThread(ThreadTimer*) override {}
   void rearm_signalSafe(const siginfo_t* info) override;
   int64_t latency_signalSafe(const siginfo_t* info) override;
 
- private:
-  long long intervalNs_ = 0;
-  int jitterPct_ = 0;
+ protected:
+  bool startEngine(const Options& options, std::string* why) override;
 };
 
 }  // namespace candor

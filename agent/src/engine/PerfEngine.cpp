@@ -1,5 +1,6 @@
 #include "engine/PerfEngine.h"
 
+#include "engine/PerfEvents.h"
 #include "engine/PerfTimeRing.h"
 
 #include <errno.h>
@@ -14,45 +15,35 @@ namespace candor {
 
 namespace {
 int openCpuClock(int tid, long long periodNs, bool withTime) {
-  perf_event_attr attr = {};
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  attr.sample_period = static_cast<__u64>(periodNs);
-  attr.disabled = 1;
-  // perf_event_paranoid=2 allows user-space-only events. Ticks that expire in the kernel are
-  // not delivered then; the next one in user space is.
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
+  // User space only: ticks that expire in the kernel are not delivered; the next one in user
+  // space is.
+  perf_event_attr attr = perfCpuClockAttr(periodNs);
   if (withTime) {  // only when the ring is mapped: records cost the kernel a little per tick
     attr.sample_type = PERF_SAMPLE_TIME;
     attr.use_clockid = 1;
     attr.clockid = CLOCK_MONOTONIC;
   }
-  return static_cast<int>(syscall(__NR_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  return perfEventOpen(&attr, tid);
 }
 }  // namespace
 
 bool PerfEngine::available(std::string* why) {
   int fd = openCpuClock(0, 10'000'000, false);
   if (fd < 0) {
-    *why = std::string("perf_event_open failed: ") + strerror(errno);
-    if (errno == EACCES || errno == EPERM) *why += " (see /proc/sys/kernel/perf_event_paranoid)";
+    *why = perfOpenError("perf_event_open failed", errno);
     return false;
   }
   close(fd);
   return true;
 }
 
-bool PerfEngine::start(const Options& options, std::string* why) {
-  intervalNs_ = options.intervalNs;
-  jitterPct_ = options.jitterPct;
+bool PerfEngine::startEngine(const Options& options, std::string* why) {
   withTimeRing_ = jitterPct_ == 0;  // jittered ticks have no schedule to be late against
   return available(why);
 }
 
 bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
-  int fd = openCpuClock(tid, jitteredInterval_signalSafe(intervalNs_, jitterPct_), withTimeRing_);
+  int fd = openCpuClock(tid, nextIntervalNs_signalSafe(), withTimeRing_);
   if (fd < 0) {
     *why = std::string("perf_event_open: ") + strerror(errno);
     return false;
@@ -84,7 +75,7 @@ void PerfEngine::disarmThread(ThreadTimer* timer) {
 
 void PerfEngine::rearm_signalSafe(const siginfo_t* info) {
   // F_SETSIG signals carry the fd that overflowed; ioctl is async-signal-safe.
-  unsigned long long period = static_cast<unsigned long long>(jitteredInterval_signalSafe(intervalNs_, jitterPct_));
+  unsigned long long period = static_cast<unsigned long long>(nextIntervalNs_signalSafe());
   ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 

@@ -13,12 +13,8 @@ namespace candor {
 
 class PerfEngine : public Engine {
  public:
-  explicit PerfEngine(int signal) : signal_(signal) {}
+  explicit PerfEngine(int signal) : Engine(signal) {}
   EngineKind kind() const override { return EngineKind::kCpu; }
-  int signal() const override { return signal_; }
-  bool perThread() const override { return true; }
-  bool start(const Options& options, std::string* why) override;
-  void stop() override {}
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
   void rearm_signalSafe(const siginfo_t* info) override;
@@ -28,10 +24,10 @@ class PerfEngine : public Engine {
   // Whether this machine lets us open a perf CPU clock for our own thread; `why` if not.
   static bool available(std::string* why);
 
+ protected:
+  bool startEngine(const Options& options, std::string* why) override;
+
  private:
-  int signal_;
-  long long intervalNs_ = 0;
-  int jitterPct_ = 0;
   bool withTimeRing_ = false;
 };
 

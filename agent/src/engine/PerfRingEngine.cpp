@@ -12,32 +12,23 @@
 
 #include <algorithm>
 
+#include "base/Ordering.h"
+#include "engine/PerfEvents.h"
 #include "engine/PerfSampleRecord.h"
 
 namespace candor {
 
 namespace {
 perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes) {
-  perf_event_attr attr = {};
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  attr.sample_period = static_cast<__u64>(periodNs);
+  perf_event_attr attr = perfCpuClockAttr(periodNs);  // user space only: only user registers are of use
   attr.sample_type = kPerfSampleType;
   attr.sample_regs_user = kPerfRegsMask;
   attr.sample_stack_user = stackBytes;
-  attr.disabled = 1;
-  attr.exclude_kernel = 1;  // perf_event_paranoid=2; and only user registers are of use
-  attr.exclude_hv = 1;
   attr.use_clockid = 1;  // sample times on the clock of the ring's other producers
   attr.clockid = CLOCK_MONOTONIC;
   attr.watermark = 1;
   attr.wakeup_watermark = static_cast<__u32>(dataBytes / 2);
   return attr;
-}
-
-int perfEventOpen(perf_event_attr* attr, int tid) {
-  return static_cast<int>(syscall(__NR_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 }  // namespace
 
@@ -45,8 +36,7 @@ bool PerfRingEngine::available(uint32_t stackBytes, std::string* why) {
   perf_event_attr attr = sampleAttr(10'000'000, stackBytes, 4096);
   int fd = perfEventOpen(&attr, 0);
   if (fd < 0) {
-    *why = std::string("perf_event_open with user registers and stack failed: ") + strerror(errno);
-    if (errno == EACCES || errno == EPERM) *why += " (see /proc/sys/kernel/perf_event_paranoid)";
+    *why = perfOpenError("perf_event_open with user registers and stack failed", errno);
     return false;
   }
   close(fd);
@@ -59,8 +49,7 @@ size_t PerfRingEngine::pagesFor(size_t bytes, size_t pageSize) {
   return pages;
 }
 
-bool PerfRingEngine::start(const Options& options, std::string* why) {
-  intervalNs_ = options.intervalNs;
+bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
   stackBytes_ = options.stackCopyBytes;
   pageSize_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t record = perfSampleRecordBytes(stackBytes_);
@@ -204,7 +193,7 @@ void PerfRingEngine::consumeAll(RingConsumer& consumer) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& [key, ring] : rings_) {
     perf_event_mmap_page* page = ring->page;
-    uint64_t pending = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE) - page->data_tail;
+    uint64_t pending = lvRaw(&page->data_head) - page->data_tail;
     consumer.consume(*ring);
     if (!ring->large && largePages_ > smallPages_ && pending >= page->data_size / 2) enlarge(*ring, consumer);
   }

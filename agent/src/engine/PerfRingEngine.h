@@ -51,10 +51,8 @@ class PerfRingEngine : public Engine {
   static constexpr size_t kLargeRecords = 48;
   static constexpr size_t kMaxLargeBytes = 1 << 20;
 
+  PerfRingEngine() : Engine(0) {}  // no signal: the kernel writes the sample itself
   EngineKind kind() const override { return EngineKind::kCpu; }
-  int signal() const override { return 0; }  // none: the kernel writes the sample itself
-  bool perThread() const override { return true; }
-  bool start(const Options& options, std::string* why) override;
   void stop() override;
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
@@ -79,6 +77,9 @@ class PerfRingEngine : public Engine {
   uint64_t ringsShrunk() const { return shrunk_; }
   uint64_t ringsEnlarged() const { return enlarged_; }
 
+ protected:
+  bool startEngine(const Options& options, std::string* why) override;
+
  private:
   // Opens `tid`'s event and maps a ring of at most `pages` data pages into `ring` (fd, page,
   // mapBytes); false with `why` set.
@@ -91,7 +92,6 @@ class PerfRingEngine : public Engine {
   std::mutex mutex_;
   std::map<PerfRing*, std::unique_ptr<PerfRing>> rings_;
   RingConsumer* consumer_ = nullptr;
-  long long intervalNs_ = 0;
   uint32_t stackBytes_ = 8192;
   size_t pageSize_ = 4096;
   size_t smallPages_ = 0;  // data pages per ring, a power of two
