@@ -4,7 +4,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 
 #include "base/Log.h"
@@ -108,8 +110,34 @@ bool Profiler::checkOutputs(const Options& options, std::string* why) {
   return true;
 }
 
+// The resources start() has taken so far, each with its undo; a failed start runs them in
+// reverse (async-profiler's Profiler::start error ladder), a successful one keeps them.
+class Profiler::UndoLadder {
+ public:
+  void push(std::function<void()> undo) { steps_.push_back(std::move(undo)); }
+  void keep() { steps_.clear(); }
+  ~UndoLadder() {
+    for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) (*it)();
+  }
+
+ private:
+  std::vector<std::function<void()>> steps_;
+};
+
+// Test hook: CANDOR_TEST_FAIL_START_AT=<step> makes that step of the first start fail, so a test
+// can see every resource taken before it given back.
+bool Profiler::failForTest(const char* step, std::string* why) {
+  static const char* failAt = getenv("CANDOR_TEST_FAIL_START_AT");
+  static bool failed = false;
+  if (failed || failAt == nullptr || strcmp(failAt, step) != 0) return false;
+  failed = true;
+  *why = std::string("test hook: ") + step + " failed";
+  return true;
+}
+
 bool Profiler::start(const Options& options, std::string* why) {
   std::lock_guard<std::mutex> lock(commandMutex_);
+  // Validate first: nothing is taken until the request is known to be sound.
   if (running_) {
     *why = "profiling is already running; stop it first";
     return false;
@@ -119,18 +147,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     *why = "the JVM is not ready for profiling";
     return false;
   }
-  options_ = options;
   if (!checkOutputs(options, why)) return false;
-  engine_.reset();
-  if (options.cpuEngine) {
-    engine_ = createEngine(options, why);
-    if (!engine_ || (engine_->signal() != 0 && !SignalHandler::install(engine_->signal(), why))) return false;
-  }
-  wallSignal_ = 0;
-  if (options.sampler == SamplerMode::kWall) {
-    wallSignal_ = options.wallSignal != 0 ? options.wallSignal : SIGURG;
-    if (!SignalHandler::install(wallSignal_, why)) return false;
-  }
   // Slots hold kSlotDepth frames; a deeper stack borrows one of kSpillBuffers buffers for up to
   // depth= frames (only the pages it fills are touched).
   bool deep = options.depth > kSlotDepth;
@@ -139,6 +156,23 @@ bool Profiler::start(const Options& options, std::string* why) {
   if (!ring->ok()) {
     *why = "cannot allocate the sample ring (ringsize x depth too large?)";
     return false;
+  }
+  options_ = options;
+
+  // Then take each resource with its undo. Installed signal handlers stay: they are idle while
+  // no session runs, and installing is idempotent.
+  UndoLadder undo;
+  engine_.reset();
+  if (options.cpuEngine) {
+    engine_ = createEngine(options, why);  // may fall back (options_ says to what)
+    if (!engine_ || (engine_->signal() != 0 && !SignalHandler::install(engine_->signal(), why))) return false;
+    if (failForTest("engine", why) || !engine_->start(options_, why)) return false;
+    undo.push([this] { engine_->stop(); });
+  }
+  wallSignal_ = 0;
+  if (options.sampler == SamplerMode::kWall) {
+    wallSignal_ = options.wallSignal != 0 ? options.wallSignal : SIGURG;
+    if (!SignalHandler::install(wallSignal_, why)) return false;
   }
   {
     std::lock_guard<std::mutex> storeLock(storeMutex_);
@@ -163,6 +197,12 @@ bool Profiler::start(const Options& options, std::string* why) {
         return false;
       }
       accounting_.setListener(jfr_.get());
+      undo.push([this] {
+        std::lock_guard<std::mutex> relock(storeMutex_);
+        accounting_.setListener(nullptr);
+        jfr_->discard();  // nothing was recorded: no half-written file is left behind
+        jfr_.reset();
+      });
     }
   }
   counters_.clear();
@@ -178,13 +218,23 @@ bool Profiler::start(const Options& options, std::string* why) {
     remoteWalker_ = std::make_unique<RemoteWalker>(*ring_, counters_, &VmStackWalker::walk_signalSafe);
     remoteWalker_->start();
     walker_->useRemoteWalker(remoteWalker_.get());
+    undo.push([this] {
+      remoteWalker_->stop();
+      remoteWalker_.reset();
+    });
   }
   jvmtiWalker_ = std::make_unique<JvmtiWalker>(*ring_, counters_);
-  if (engine_ && !engine_->start(options_, why)) return false;
   if (options_.walk == WalkMode::kCopy) {  // before any thread is armed: it reads their last samples
     ringReader_ = std::make_unique<RingReader>(*ring_, counters_, static_cast<PerfRingEngine&>(*engine_));
     ringReader_->start();
+    undo.push([this] {
+      ringReader_->stop();
+      ringReader_.reset();
+    });
   }
+  if (failForTest("activate", why)) return false;
+  // From here on nothing can fail: the session runs.
+  undo.keep();
   registry_.clear();
   registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
   startWallNs_ = clockNs(CLOCK_MONOTONIC);

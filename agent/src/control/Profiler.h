@@ -39,7 +39,9 @@ class Profiler {
   void onVMDeath();
 
  private:
+  class UndoLadder;
   Profiler() = default;
+  static bool failForTest(const char* step, std::string* why);
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
   bool checkOutputs(const Options& options, std::string* why);
   std::vector<std::string> outputPaths() const;  // the session's files, stats last

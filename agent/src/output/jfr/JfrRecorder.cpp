@@ -170,6 +170,13 @@ void JfrRecorder::flush(const ProfileReport& report, bool final) {
   }
 }
 
+void JfrRecorder::discard() {
+  if (fd_ < 0) return;
+  close(fd_);
+  fd_ = -1;
+  if (chunks_ == 0) unlink(path_.c_str());
+}
+
 jfr::ThreadName JfrRecorder::threadName(int tid) {
   auto it = names_.find(tid);
   if (it != names_.end()) return it->second;

@@ -47,6 +47,8 @@ class JfrRecorder : public DrainListener {
   // dump (final=false: flush what is buffered, keep recording) or stop (final=true: write the
   // settings and counters events and close the file).
   void flush(const ProfileReport& report, bool final);
+  // A start that failed after open(): closes and removes the file, which holds no chunk yet.
+  void discard();
 
   const std::string& path() const { return path_; }
   // For tests and logs.
