@@ -394,7 +394,10 @@ TEST(JfrChunk, PoolsHoldWhatTheEventsReference) {
   jfr::ConstantPools pools;
   jfr::PoolSources src;
   src.store = &store;
-  src.method = [&](jmethodID m) -> const MethodInfo& { return infos.at(m); };
+  MethodResolver resolver(nullptr);
+  for (const auto& [m, info] : infos) resolver.rememberForTest(m, info);
+  FrameNamer names(resolver);
+  src.names = &names;
   src.thread = [](int tid) { return jfr::ThreadName{"w" + std::to_string(tid), tid != 8}; };
   src.maxDepth = 4;
 
@@ -486,8 +489,9 @@ TEST(JfrRecorder, ChunksAccountForEveryTick) {
   options.files = {path};
   TraceStore store;
   MethodResolver resolver(nullptr);  // only null methods below: resolved without JVMTI
+  FrameNamer names(resolver);
   ThreadRegistry threads;
-  JfrRecorder rec(options, path, store, resolver, threads);
+  JfrRecorder rec(options, path, store, names, threads);
   std::string why;
   ASSERT_TRUE(rec.open(&why)) << why;
 
@@ -572,8 +576,9 @@ TEST(JfrRecorder, WallSamplesKeepTheirStateAndRepeats) {
   options.samplerIntervalNs = 20'000'000;
   TraceStore store;
   MethodResolver resolver(nullptr);
+  FrameNamer names(resolver);
   ThreadRegistry threads;
-  JfrRecorder rec(options, path, store, resolver, threads);
+  JfrRecorder rec(options, path, store, names, threads);
   std::string why;
   ASSERT_TRUE(rec.open(&why)) << why;
   SampleSlot slot{};

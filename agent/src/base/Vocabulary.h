@@ -36,6 +36,13 @@ constexpr jint kStubFrameBci = -100;
 // The marker below a stack that filled its frame buffer: its outermost callers may be missing.
 // method_id is null.
 constexpr jint kTruncatedFrameBci = -101;
+// A C/C++ frame (libc, a JNI library, libjvm): method_id is its pc, named at the writer.
+constexpr jint kNativeFrameBci = -110;
+// A kernel frame from perf's callchain: method_id is the kernel address.
+constexpr jint kKernelFrameBci = -111;
+// Kernel time that was not sampled (perf did not allow it) but is known from the thread's CPU
+// clock: the marker on top of the Java stack it is charged to. method_id is null.
+constexpr jint kKernelUnsampledBci = -112;
 
 // True for a frame whose method_id is a jmethodID that JVMTI can name.
 inline bool isJavaMethodFrame(const ASGCT_CallFrame& f) {

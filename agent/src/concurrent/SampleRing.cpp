@@ -30,6 +30,7 @@ SampleSlot* SampleRing::tryClaim_signalSafe() {
         slot->truncated = 0;
         slot->spill = -1;
         slot->handlerNs = 0;
+        slot->weight = 1;
         return slot;
       }
     } else if (diff < 0) {

@@ -43,6 +43,7 @@ struct SampleSlot {
   uint8_t truncated;     // 1: the walk stopped at the depth limit; outer frames may be missing
   int16_t spill;         // >= 0: the frames are in this SpillPool buffer, not in `frames`
   uint32_t handlerNs;    // time from the handler's start to the publish; 0 when not measured
+  uint32_t weight;       // ticks this sample stands for (merged perf overflows, estimated kernel time)
   ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
 };
 
@@ -70,7 +71,8 @@ class SampleRing {
 
   // Consumer side (one thread only): the next published slot, or nullptr if none is ready.
   SampleSlot* peek();
-  // Consumer side: the frames of a slot obtained from peek(), wherever they are.
+  // The frames of a slot, wherever they are: the consumer's after peek(), or the producer's
+  // before it publishes the slot.
   const ASGCT_CallFrame* framesOf(const SampleSlot* slot) const {
     return slot->spill >= 0 ? spill_.buffer(slot->spill) : slot->frames;
   }

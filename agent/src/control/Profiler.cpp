@@ -185,12 +185,15 @@ bool Profiler::start(const Options& options, std::string* why) {
                                                                      : SampleKind::kHandshake;
       accounting_.setSchedule(kind, static_cast<uint64_t>(options.samplerIntervalNs));
     }
-    if (!resolver_) resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
+    if (!resolver_) {
+      resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
+      names_ = std::make_unique<FrameNamer>(*resolver_);
+    }
     jfr_.reset();
     accounting_.setListener(nullptr);
     for (const std::string& path : options.files) {
       if (outputFormatOf(path) != OutputFormat::kJfr) continue;
-      jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *resolver_, registry_);  // options_: the engine after any fallback
+      jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *names_, registry_);  // options_: the engine after any fallback
       if (!jfr_->open(why)) {
         *why = "cannot record " + path + ": " + *why;
         jfr_.reset();
@@ -239,7 +242,7 @@ bool Profiler::start(const Options& options, std::string* why) {
   registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
   startWallNs_ = clockNs(CLOCK_MONOTONIC);
   startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
-  SignalHandler::activate(engine_.get(), wallSignal_, walker_.get(), options_.jitterPct > 0);
+  SignalHandler::activate(engine_.get(), wallSignal_, walker_.get());
   running_ = true;
   armLiveJavaThreads(env);
   if (options_.allThreads) registry_.addAllProcessThreads();
@@ -247,6 +250,10 @@ bool Profiler::start(const Options& options, std::string* why) {
   if (options_.sampler != SamplerMode::kNone) {
     sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
     sampler_->start();
+  }
+  if (engine_) {
+    logInfo("cpu ticks in the kernel: %s (%s)", kernelTimeName(engine_->kernelTime()),
+            engine_->kernelTimeReason().c_str());
   }
   logInfo("profiling started: event=%s interval=%lldns%s walk=%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
@@ -407,6 +414,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   totals.durationNs = endWallNs_ - startWallNs_;
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
   totals.signal = engine_ ? engine_->signal() : 0;
+  if (engine_) totals.kernel = {kernelTimeName(engine_->kernelTime()), engine_->kernelTimeReason()};
   totals.wallSignal = wallSignal_;
   totals.depth.limit = options_.depth;
   totals.depth.unlimited = options_.depth == kUnlimitedDepth;
@@ -417,7 +425,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     totals.sampler = sampler_->stats();
     totals.hasSampler = true;
   }
-  ProfileReport report = buildReport(options_, totals, store_, accounting_, registry_.snapshot(), *resolver_);
+  ProfileReport report = buildReport(options_, totals, store_, accounting_, registry_.snapshot(), *names_);
   report.preloadNs = MethodPreloader::initialNs();
   report.classesPreloaded = MethodPreloader::initialClasses();
   report.classPrepareNs = MethodPreloader::preparedNs();

@@ -13,6 +13,7 @@
 #include "engine/ThreadRegistry.h"
 #include "engine/ThreadSampler.h"
 #include "jvm/MethodResolver.h"
+#include "output/FrameNamer.h"
 #include "output/jfr/JfrRecorder.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
@@ -69,6 +70,7 @@ class Profiler {
   TraceStore store_;
   SampleAccounting accounting_{store_};
   std::unique_ptr<MethodResolver> resolver_;
+  std::unique_ptr<FrameNamer> names_;
   std::unique_ptr<JfrRecorder> jfr_;
 
   uint64_t startWallNs_ = 0;

@@ -31,17 +31,21 @@ LatencySummary summarize(const LatencyHistogram& h) {
   return {h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max(), h.mean()};
 }
 
-uint32_t frameFor(ProfileSnapshot& snap, MethodResolver& resolver, const StoredFrame& f, bool lines) {
-  if (f.method == nullptr) return snap.intern(f.bci == kTruncatedFrameBci ? "[truncated]" : "[unknown_method]", kKindFailure);
-  const MethodInfo& m = resolver.resolve(f.method);
-  bool native = f.bci == kNativeMethodBci || f.bci == kStubFrameBci;  // stubs are generated machine code
-  return snap.intern(m.frameName(f.bci, lines), native ? kKindNative : kKindJava);
+uint32_t frameFor(ProfileSnapshot& snap, FrameNamer& names, const StoredFrame& f, bool lines) {
+  char kind = kKindJava;
+  switch (names.kind(f)) {
+    case FrameKind::kJava: kind = kKindJava; break;
+    case FrameKind::kKernel: kind = kKindKernel; break;
+    case FrameKind::kMarker: kind = f.bci == kKernelUnsampledBci ? kKindKernel : kKindFailure; break;
+    default: kind = kKindNative; break;  // native methods, stubs (generated code), C/C++ frames
+  }
+  return snap.intern(names.displayName(f, lines), kind);
 }
 }  // namespace
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,
                           const SampleAccounting& accounting, const std::vector<ThreadRecord>& threads,
-                          MethodResolver& resolver) {
+                          FrameNamer& names) {
   ProfileReport r;
   r.title = options.title;
   r.engine = eventsName(options);
@@ -57,6 +61,9 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     r.dropped += totals.dropped[k];
   }
   r.recorded = accounting.recorded();
+  r.kernel = totals.kernel;
+  r.kernel.sampledTicks = accounting.kernelSampled();
+  r.kernel.unsampledTicks = accounting.kernelUnsampled();
   r.depth = totals.depth;
   r.depth.truncated = accounting.truncated();
   r.depth.deepest = accounting.deepest();
@@ -162,7 +169,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     for (; nodeOf.find(n) == nodeOf.end(); n = store.parent(n)) pending.push_back(n);
     uint32_t node = nodeOf[n];
     for (auto p = pending.rbegin(); p != pending.rend(); ++p) {
-      node = snap.childOf(node, frameFor(snap, resolver, store.frame(*p), options.lines));
+      node = snap.childOf(node, frameFor(snap, names, store.frame(*p), options.lines));
       nodeOf[*p] = node;
     }
     snap.addSamples(node, count);

@@ -8,6 +8,7 @@
 #include "engine/ThreadRegistry.h"
 #include "engine/ThreadSampler.h"
 #include "jvm/MethodResolver.h"
+#include "output/FrameNamer.h"
 #include "output/ProfileReport.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
@@ -23,11 +24,12 @@ struct SessionTotals {
   int wallSignal = 0;  // 0 without a wall sampler
   bool hasSampler = false;
   SamplerStats sampler;
+  KernelReport kernel;  // mode and reason (the tick counts come from the accounting)
   DepthReport depth;  // limit, slot size and spill counts (truncated and deepest come from the accounting)
 };
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,
                           const SampleAccounting& accounting, const std::vector<ThreadRecord>& threads,
-                          MethodResolver& resolver);
+                          FrameNamer& names);
 
 }  // namespace candor

@@ -1,5 +1,6 @@
 // A sampling engine makes the kernel deliver a signal to a thread after every `interval` of that
-// thread's CPU time. Engines differ in how: perf events, POSIX CPU timers, or setitimer.
+// thread's CPU time. Engines differ in how: perf events, POSIX CPU timers, or setitimer; and in
+// what they see of the CPU time a thread spends in the kernel (KernelTime).
 #pragma once
 #include <signal.h>
 #include <time.h>
@@ -7,6 +8,8 @@
 #include <string>
 
 #include "base/Options.h"
+#include "base/Vocabulary.h"
+#include "engine/CpuTickBatch.h"
 
 namespace candor {
 
@@ -17,9 +20,17 @@ long long jitteredInterval_signalSafe(long long intervalNs, int jitterPct);
 struct ThreadTimer {
   int fd = -1;
   timer_t timer = nullptr;
-  void* ring = nullptr;  // perf: the sample-time ring, if mapped
+  void* ring = nullptr;  // perf: the sample ring, if mapped
   bool armed = false;
 };
+
+// How a session's CPU ticks cover time spent in the kernel.
+enum class KernelTime {
+  kSampled,    // ticks fire in the kernel too, with the kernel's callchain (perf, kernel allowed)
+  kEstimated,  // perf drops ticks that fire in the kernel; they are counted from the CPU clock
+  kAtSyscallExit,  // POSIX CPU timers: a tick in the kernel is taken when the system call returns
+};
+const char* kernelTimeName(KernelTime k);
 
 class Engine {
  public:
@@ -30,6 +41,9 @@ class Engine {
   int signal() const { return signal_; }
   // Whether timers are armed thread by thread (false: one process-wide timer).
   virtual bool perThread() const { return true; }
+  virtual KernelTime kernelTime() const { return KernelTime::kAtSyscallExit; }
+  // Why the engine covers kernel time the way it does, for the one log line at start.
+  virtual std::string kernelTimeReason() const { return "its timer counts user and system CPU time"; }
 
   // Process-wide setup: keeps the interval and jitter, then the engine's own setup; on failure
   // `why` says what went wrong in one line.
@@ -42,16 +56,24 @@ class Engine {
   virtual bool armThread(int tid, ThreadTimer* timer, std::string* why) = 0;
   virtual void disarmThread(ThreadTimer* timer) = 0;
 
-  // Signal-handler path, only when jitter is on: choose the next interval at random.
-  virtual void rearm_signalSafe(const siginfo_t* info) = 0;
-  // Signal-handler path, jitter off: the thread's CPU time between the timer's expiry and now
-  // (the engine's sampling latency), or -1 if it cannot tell. Costs a system call.
-  virtual int64_t latency_signalSafe(const siginfo_t* info) = 0;
-  // Whether latency_signalSafe can ever answer; if not, the handler does not ask.
-  virtual bool measuresLatency() const { return true; }
+  // Signal-handler path, on the signalled thread `tid`: what the signal stands for (CpuTickBatch).
+  // The default: one tick, its latency measured on one tick in eight (a system call), the next
+  // interval re-armed when jitter is on.
+  virtual void readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch);
+  // Signal-handler path: the kernel frames of record `i` of `batch`, innermost first.
+  virtual int32_t kernelFrames_signalSafe(const CpuTickBatch& batch, int i, ASGCT_CallFrame* out, int32_t max) {
+    return 0;
+  }
+  // Signal-handler path: after the handler has recorded `batch`.
+  virtual void releaseTicks_signalSafe(const CpuTickBatch& batch) {}
 
  protected:
   virtual bool startEngine(const Options& options, std::string* why) { return true; }
+  // Signal-handler path, jitter on: choose the next interval at random.
+  virtual void rearm_signalSafe(const siginfo_t* info) {}
+  // Signal-handler path: the thread's CPU time between the timer's expiry and now (the engine's
+  // sampling latency), or -1 if it cannot tell. Costs a system call.
+  virtual int64_t latency_signalSafe(const siginfo_t* info) { return -1; }
   // The interval until the next tick: the configured one, jittered when asked (signal-safe).
   long long nextIntervalNs_signalSafe() const { return jitteredInterval_signalSafe(intervalNs_, jitterPct_); }
 

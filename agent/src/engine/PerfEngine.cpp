@@ -1,34 +1,70 @@
 #include "engine/PerfEngine.h"
 
-#include "engine/PerfEvents.h"
-#include "engine/PerfTimeRing.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "base/Ordering.h"
+#include "concurrent/Clock.h"
+#include "engine/PerfEvents.h"
+#include "engine/PerfTickRing.h"
 
 namespace candor {
 
 namespace {
-int openCpuClock(int tid, long long periodNs, bool withTime) {
-  // User space only: ticks that expire in the kernel are not delivered; the next one in user
-  // space is.
+// Kernel frames kept per tick: the deepest syscall paths are about 40 frames.
+constexpr uint16_t kMaxKernelFrames = 64;
+
+// Per thread, for KernelTime::kEstimated: the thread's CPU time at its last tick. Initial-exec
+// TLS: no allocation on first touch in a handler. `session` tells stale marks of an earlier
+// session (or of none) from this one's.
+struct CpuMark {
+  uint64_t session;
+  uint64_t cpuNs;
+};
+__thread CpuMark tCpuMark __attribute__((tls_model("initial-exec")));
+std::atomic<uint64_t> gSessions{0};
+
+perf_event_attr cpuClock(long long periodNs, bool kernel, bool ring) {
   perf_event_attr attr = perfCpuClockAttr(periodNs);
-  if (withTime) {  // only when the ring is mapped: records cost the kernel a little per tick
-    attr.sample_type = PERF_SAMPLE_TIME;
+  if (kernel) {
+    attr.exclude_kernel = 0;
+    attr.exclude_callchain_user = 1;  // the handler walks user space itself
+    attr.sample_max_stack = kMaxKernelFrames;
+  }
+  if (ring) {  // records cost the kernel a little per tick: only when a ring reads them
+    attr.sample_type = PERF_SAMPLE_TIME | (kernel ? PERF_SAMPLE_CALLCHAIN : 0);
     attr.use_clockid = 1;
     attr.clockid = CLOCK_MONOTONIC;
   }
-  return perfEventOpen(&attr, tid);
+  return attr;
+}
+
+bool canSampleKernel(std::string* why) {
+  if (const char* off = getenv("CANDOR_TEST_NO_KERNEL_SAMPLING"); off != nullptr && strcmp(off, "1") == 0) {
+    *why = "kernel sampling turned off by CANDOR_TEST_NO_KERNEL_SAMPLING";
+    return false;
+  }
+  perf_event_attr attr = cpuClock(10'000'000, true, true);
+  int fd = perfEventOpen(&attr, 0);
+  if (fd < 0) {
+    *why = perfOpenError("perf refuses kernel sampling to this process", errno);
+    return false;
+  }
+  close(fd);
+  return true;
 }
 }  // namespace
 
 bool PerfEngine::available(std::string* why) {
-  int fd = openCpuClock(0, 10'000'000, false);
+  perf_event_attr attr = perfCpuClockAttr(10'000'000);
+  int fd = perfEventOpen(&attr, 0);
   if (fd < 0) {
     *why = perfOpenError("perf_event_open failed", errno);
     return false;
@@ -38,14 +74,23 @@ bool PerfEngine::available(std::string* why) {
 }
 
 bool PerfEngine::startEngine(const Options& options, std::string* why) {
-  withTimeRing_ = jitterPct_ == 0;  // jittered ticks have no schedule to be late against
-  return available(why);
+  if (!available(why)) return false;
+  std::string refused;
+  kernelSampled_ = canSampleKernel(&refused);
+  kernelReason_ = kernelSampled_ ? "perf allows kernel sampling (root, CAP_PERFMON or perf_event_paranoid <= 1)"
+                                 : refused + "; ticks perf drops in the kernel are counted from each thread's CPU clock";
+  // A ring for the kernel's callchains, or for the tick times (latency) when ticks follow a
+  // schedule; jittered, unprivileged ticks need none.
+  ringPages_ = kernelSampled_ ? 2 : (jitterPct_ == 0 ? 1 : 0);
+  session_ = addPlain(gSessions, uint64_t{1}) + 1;
+  return true;
 }
 
 bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
-  int fd = openCpuClock(tid, nextIntervalNs_signalSafe(), withTimeRing_);
+  perf_event_attr attr = cpuClock(nextIntervalNs_signalSafe(), kernelSampled_, ringPages_ > 0);
+  int fd = perfEventOpen(&attr, tid);
   if (fd < 0) {
-    *why = std::string("perf_event_open: ") + strerror(errno);
+    *why = perfOpenError("perf_event_open", errno);
     return false;
   }
   f_owner_ex owner = {F_OWNER_TID, tid};
@@ -55,7 +100,7 @@ bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
     close(fd);
     return false;
   }
-  if (withTimeRing_) timer->ring = PerfTimeRing::map(fd, tid);
+  if (ringPages_ > 0) timer->ring = PerfTickRing::map(fd, tid, ringPages_, kernelSampled_);
   ioctl(fd, PERF_EVENT_IOC_RESET, 0);
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   timer->fd = fd;
@@ -66,23 +111,41 @@ bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
 void PerfEngine::disarmThread(ThreadTimer* timer) {
   if (!timer->armed) return;
   ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
-  PerfTimeRing::unmap(timer->fd, timer->ring);  // before close: the fd number may be reused at once
+  PerfTickRing::unmap(timer->fd, timer->ring);  // before close: the fd number may be reused at once
   timer->ring = nullptr;
   close(timer->fd);
   timer->fd = -1;
   timer->armed = false;
 }
 
-void PerfEngine::rearm_signalSafe(const siginfo_t* info) {
-  // F_SETSIG signals carry the fd that overflowed; ioctl is async-signal-safe.
-  unsigned long long period = static_cast<unsigned long long>(nextIntervalNs_signalSafe());
-  ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
+void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) {
+  if (jitterPct_ > 0) {
+    // F_SETSIG signals carry the fd that overflowed; ioctl is async-signal-safe.
+    unsigned long long period = static_cast<unsigned long long>(nextIntervalNs_signalSafe());
+    ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
+  }
+  PerfTickRing::read_signalSafe(info->si_fd, tid, batch);
+  if (!kernelSampled_) batch->unsampledKernel = unsampledKernelTicks_signalSafe(batch->ticks());
 }
 
-int64_t PerfEngine::latency_signalSafe(const siginfo_t* info) {
-  // From the kernel's record of the overflow (its hrtimer interrupt) to now: signal delivery
-  // and scheduling delay, in wall time on CLOCK_MONOTONIC.
-  return PerfTimeRing::latencyOfNewest_signalSafe(info->si_fd, static_cast<int>(syscall(SYS_gettid)));
+uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow) const {
+  // Overflows come every interval of the thread's CPU time; those that fire in kernel mode are
+  // dropped. So the CPU time since the previous tick holds round(gap / interval) ticks, of which
+  // `ticksNow` arrived. The first tick of a thread (or of a session) only sets the mark.
+  if (ticksNow == 0) return 0;  // an earlier handler took this signal's ticks and set the mark
+  uint64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID);
+  CpuMark last = tCpuMark;
+  tCpuMark = CpuMark{session_, cpu};
+  if (last.session != session_ || cpu <= last.cpuNs || intervalNs_ <= 0) return 0;
+  uint64_t interval = static_cast<uint64_t>(intervalNs_);
+  uint64_t fitted = (cpu - last.cpuNs + interval / 2) / interval;
+  return fitted > ticksNow ? fitted - ticksNow : 0;
 }
+
+int32_t PerfEngine::kernelFrames_signalSafe(const CpuTickBatch& batch, int i, ASGCT_CallFrame* out, int32_t max) {
+  return PerfTickRing::kernelFrames_signalSafe(batch, i, out, max);
+}
+
+void PerfEngine::releaseTicks_signalSafe(const CpuTickBatch& batch) { PerfTickRing::release_signalSafe(batch); }
 
 }  // namespace candor

@@ -2,10 +2,17 @@
 // every counter overflow (F_SETOWN_EX + F_SETSIG + O_ASYNC), so no re-arm is needed, and
 // intervals below the 4 ms kernel tick are honoured (hrtimer-driven).
 //
-// Sampling latency: the counter tells no expiry time (the hrtimer behind the CPU clock restarts
-// from when it fired, so count % period drifts). With jitter off every thread's event also gets
-// a one-page sample ring holding only PERF_SAMPLE_TIME in CLOCK_MONOTONIC, written by the kernel
-// at the overflow; the handler reads the newest record without a system call (PerfTimeRing).
+// Kernel time. Where perf allows it (root, CAP_PERFMON, perf_event_paranoid <= 1) the event
+// counts kernel mode too: an overflow in a system call is recorded with the kernel's callchain
+// and its signal arrives when the call returns, on the Java stack that made it. Where it does
+// not, an event must exclude the kernel, and an overflow that fires in kernel mode is dropped
+// (the period restarts): the handler reads the thread's CPU clock at every tick and counts the
+// ticks that fit in the gap since the previous one but never came (KernelTime::kEstimated).
+//
+// Each thread's event gets a small sample ring (PerfTickRing) holding the time of every overflow
+// and, with kernel sampling, the kernel callchain: the handler reads it without a system call,
+// so it knows how many ticks a signal stands for (merged signals), how late it came (sampling
+// latency), and the kernel frames.
 #pragma once
 #include "engine/Engine.h"
 
@@ -15,11 +22,13 @@ class PerfEngine : public Engine {
  public:
   explicit PerfEngine(int signal) : Engine(signal) {}
   EngineKind kind() const override { return EngineKind::kCpu; }
+  KernelTime kernelTime() const override { return kernelSampled_ ? KernelTime::kSampled : KernelTime::kEstimated; }
+  std::string kernelTimeReason() const override { return kernelReason_; }
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
-  void rearm_signalSafe(const siginfo_t* info) override;
-  int64_t latency_signalSafe(const siginfo_t* info) override;
-  bool measuresLatency() const override { return withTimeRing_; }
+  void readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) override;
+  int32_t kernelFrames_signalSafe(const CpuTickBatch& batch, int i, ASGCT_CallFrame* out, int32_t max) override;
+  void releaseTicks_signalSafe(const CpuTickBatch& batch) override;
 
   // Whether this machine lets us open a perf CPU clock for our own thread; `why` if not.
   static bool available(std::string* why);
@@ -28,7 +37,13 @@ class PerfEngine : public Engine {
   bool startEngine(const Options& options, std::string* why) override;
 
  private:
-  bool withTimeRing_ = false;
+  // Ticks the kernel dropped in kernel mode since this thread's last tick (kEstimated only).
+  uint64_t unsampledKernelTicks_signalSafe(uint64_t ticksNow) const;
+
+  bool kernelSampled_ = false;
+  std::string kernelReason_;
+  uint32_t ringPages_ = 0;  // data pages of each thread's ring; 0: no ring
+  uint64_t session_ = 0;    // tells this session's per-thread CPU marks from a previous one's
 };
 
 }  // namespace candor

@@ -56,9 +56,10 @@ class PerfRingEngine : public Engine {
   void stop() override;
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
-  void rearm_signalSafe(const siginfo_t*) override {}
-  int64_t latency_signalSafe(const siginfo_t*) override { return -1; }
-  bool measuresLatency() const override { return false; }
+  KernelTime kernelTime() const override { return KernelTime::kEstimated; }
+  std::string kernelTimeReason() const override {
+    return "walk=copy's events count user space only; the reader counts what they skipped from each sample's CPU time";
+  }
 
   // Whether perf accepts a sampling event with user registers and stack for our own thread.
   static bool available(uint32_t stackBytes, std::string* why);

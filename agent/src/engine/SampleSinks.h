@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "base/Vocabulary.h"
+#include "engine/Engine.h"
 
 namespace candor {
 
@@ -19,6 +20,9 @@ class SignalSampleSink {
   // runs from `intendedNs` (the sampler's schedule, wall) to now; -1 and 0 mean unknown.
   virtual void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                                      uint64_t intendedNs) = 0;
+  // Signal-handler path, for a CPU engine's signal on thread `tid`: the ticks `batch` stands
+  // for (none, one or several), with the engine to read their kernel frames from.
+  virtual void takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine) = 0;
 };
 
 // Stacks the sampler thread took itself through JVMTI (ordinary thread).

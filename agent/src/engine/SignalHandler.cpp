@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/Options.h"
@@ -22,19 +23,14 @@ int gCpuSignal = 0;
 int gWallSignal = 0;
 pid_t gPid = 0;
 SignalSampleSink* gSink = nullptr;
-bool gJitter = false;
-bool gMeasureLatency = false;  // jitter off and an engine that can tell its latency
 int gInstalled[65] = {};
-std::atomic<uint32_t> gLatencyCountdown{0};
-constexpr uint32_t kLatencyEvery = 8;  // measuring costs a syscall: one tick in eight
 
 void onCpuTick_signalSafe(siginfo_t* info, void* ucontext) {
-  if (gJitter) gCpuEngine->rearm_signalSafe(info);
-  int64_t latency = -1;
-  if (gMeasureLatency && addPlain(gLatencyCountdown, 1) % kLatencyEvery == 0) {
-    latency = gCpuEngine->latency_signalSafe(info);
-  }
-  gSink->takeSample_signalSafe(ucontext, SampleKind::kCpu, ThreadState::kRunning, latency, 0);
+  auto tid = static_cast<int32_t>(syscall(SYS_gettid));
+  CpuTickBatch batch;
+  gCpuEngine->readTicks_signalSafe(info, tid, &batch);
+  gSink->takeCpuTicks_signalSafe(ucontext, tid, batch, *gCpuEngine);
+  gCpuEngine->releaseTicks_signalSafe(batch);
 }
 
 void onWallTick_signalSafe(siginfo_t* info, void* ucontext) {
@@ -77,14 +73,12 @@ bool SignalHandler::install(int sig, std::string* why) {
   return true;
 }
 
-void SignalHandler::activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink, bool jitter) {
+void SignalHandler::activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink) {
   gCpuEngine = cpuEngine;
   gCpuSignal = cpuEngine != nullptr ? cpuEngine->signal() : 0;
   gWallSignal = wallSignal;
   gPid = getpid();
   gSink = sink;
-  gJitter = jitter;
-  gMeasureLatency = !jitter && cpuEngine != nullptr && cpuEngine->measuresLatency();
   sv(gRunning, true);
 }
 

@@ -22,7 +22,7 @@ class SignalHandler {
 
   // Points the handlers at the current session and lets them sample. `cpuEngine` may be null
   // (no CPU engine), `wallSignal` 0 (no wall sampler).
-  static void activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink, bool jitter);
+  static void activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink);
   // Stops sampling and waits until no handler is still running; pending signals that arrive
   // later are ignored.
   static void deactivate();

@@ -17,6 +17,7 @@ struct MethodInfo {
   int32_t modifiers = 0;       // JVM access flags of the method (JVMTI GetMethodModifiers)
   int32_t classModifiers = 0;  // and of its declaring class (GetClassModifiers); for JFR output
   bool resolved = false;
+  bool demangled = false;  // a native frame whose C++ symbol was demangled (JFR type C++)
 
   // "pkg.Class.method", or "pkg.Class.method:line" when withLine and a line is known.
   std::string frameName(int32_t bci, bool withLine) const;
@@ -29,6 +30,11 @@ class MethodResolver {
   // Resolves (and caches) a method; an unresolvable one gets a placeholder name.
   const MethodInfo& resolve(jmethodID method);
   void clear() { cache_.clear(); }
+  // For tests: `method` resolves to `info` without JVMTI.
+  void rememberForTest(jmethodID method, MethodInfo info) {
+    info.resolved = true;
+    cache_[method] = std::move(info);
+  }
 
  private:
   jvmtiEnv* jvmti_;

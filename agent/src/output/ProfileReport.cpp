@@ -65,6 +65,10 @@ uint64_t ProfileReport::failuresTotal() const {
   return sum;
 }
 
+double ProfileReport::samplesPerProcessCpuSecond() const {
+  return processCpuNs > 0 ? ticks * 1e9 / static_cast<double>(processCpuNs) : 0;
+}
+
 double ProfileReport::samplesPerCpuSecond() const {
   return profiledCpuNs > 0 ? ticks * 1e9 / static_cast<double>(profiledCpuNs) : 0;
 }

@@ -15,6 +15,7 @@ constexpr char kKindJava = 'j';
 constexpr char kKindNative = 'n';
 constexpr char kKindFailure = 'f';
 constexpr char kKindThread = 't';
+constexpr char kKindKernel = 'k';
 
 struct SnapshotFrame {
   std::string name;
@@ -111,6 +112,14 @@ struct DepthReport {
   uint64_t deepest = 0;         // frames of the deepest recorded sample
 };
 
+// How the CPU ticks covered time spent in the kernel (engine/Engine.h KernelTime).
+struct KernelReport {
+  std::string mode;             // sampled | estimated | at_syscall_exit; empty without a CPU engine
+  std::string reason;           // why, in one line
+  uint64_t sampledTicks = 0;    // recorded ticks whose innermost frame is a kernel frame
+  uint64_t unsampledTicks = 0;  // ticks charged to [kernel_unsampled] (estimated)
+};
+
 struct ThreadReport {
   int tid;
   std::string name;
@@ -136,7 +145,8 @@ struct ProfileReport {
   DepthReport depth;
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
-  uint64_t profiledCpuNs = 0;
+  uint64_t profiledCpuNs = 0;  // CPU of the threads candor sampled, while they were armed
+  KernelReport kernel;
   std::vector<ThreadReport> threads;
   uint64_t preloadNs = 0;
   uint64_t classesPreloaded = 0;
@@ -149,6 +159,11 @@ struct ProfileReport {
 
   uint64_t failuresTotal() const;
   double samplesPerCpuSecond() const;
+  // Against the whole process's CPU: the sampled threads' and everyone else's (GC, JIT, VM
+  // threads without `allthreads`, threads filtered out).
+  double samplesPerProcessCpuSecond() const;
+  // Process CPU the profile did not sample: threads that were not armed.
+  uint64_t unsampledThreadsCpuNs() const { return processCpuNs > profiledCpuNs ? processCpuNs - profiledCpuNs : 0; }
   double requestedPerCpuSecond() const { return intervalNs > 0 ? 1e9 / intervalNs : 0; }
 };
 

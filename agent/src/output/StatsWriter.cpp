@@ -75,6 +75,11 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   field(out, "process_cpu_ns", num(r.processCpuNs));
   field(out, "profiled_cpu_ns", num(r.profiledCpuNs));
   field(out, "samples_per_cpu_second", real(r.samplesPerCpuSecond()));
+  field(out, "samples_per_process_cpu_second", real(r.samplesPerProcessCpuSecond()));
+  field(out, "unsampled_threads_cpu_ns", num(r.unsampledThreadsCpuNs()));
+  field(out, "kernel", "{\"mode\": " + str(r.kernel.mode) + ", \"reason\": " + str(r.kernel.reason) +
+                           ", \"sampled_ticks\": " + num(r.kernel.sampledTicks) + ", \"unsampled_ticks\": " +
+                           num(r.kernel.unsampledTicks) + "}");
   field(out, "requested_per_cpu_second", real(r.requestedPerCpuSecond()));
   field(out, "preload_ns", num(r.preloadNs));
   field(out, "classes_preloaded", num(r.classesPreloaded));

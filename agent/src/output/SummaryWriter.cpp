@@ -68,7 +68,7 @@ std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnap
   std::unordered_map<uint32_t, MethodTotals> byFrame;
   auto counted = [&](uint32_t v) {
     char kind = snap.frames()[nodes[v].frame].kind;
-    return kind == kKindJava || kind == kKindNative;
+    return kind == kKindJava || kind == kKindNative || kind == kKindKernel;
   };
   uint32_t v = nodes[0].firstChild;
   while (v != ProfileSnapshot::kNone) {
@@ -112,11 +112,24 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   }
   out << fmt("duration:  %.3f s wall, process CPU %.3f s, profiled threads %zu with %.3f s CPU\n",
              r.durationNs / 1e9, r.processCpuNs / 1e9, r.threads.size(), r.profiledCpuNs / 1e9);
+  out << fmt("not sampled: %.3f s of process CPU (%.1f%%) in threads candor did not sample (GC, JIT compiler and "
+             "other JVM threads%s)\n",
+             r.unsampledThreadsCpuNs() / 1e9, pct(r.unsampledThreadsCpuNs(), r.processCpuNs),
+             r.threads.empty() ? "" : "; `allthreads` samples them");
+  if (!r.kernel.mode.empty()) {
+    out << fmt("kernel:    %s: %s\n", r.kernel.mode.c_str(), r.kernel.reason.c_str());
+    out << fmt("           %llu ticks (%.1f%%) with kernel frames, %llu (%.1f%%) kernel time not sampled but counted "
+               "as [kernel_unsampled]\n",
+               static_cast<unsigned long long>(r.kernel.sampledTicks), pct(r.kernel.sampledTicks, r.ticks),
+               static_cast<unsigned long long>(r.kernel.unsampledTicks), pct(r.kernel.unsampledTicks, r.ticks));
+  }
   if (hasCpu) {
     double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
     if (r.kinds.size() > 1) achieved = r.kinds[0].ticks * 1e9 / std::max<double>(1, r.profiledCpuNs);
-    out << fmt("rate:      %.1f samples per CPU-second achieved, %.1f requested (%.1f%%)\n", achieved, requested,
-               pct(static_cast<uint64_t>(achieved * 1000), static_cast<uint64_t>(requested * 1000)));
+    out << fmt("rate:      %.1f samples per CPU-second achieved, %.1f requested (%.1f%%); %.1f per CPU-second of the "
+               "whole process\n", achieved, requested,
+               pct(static_cast<uint64_t>(achieved * 1000), static_cast<uint64_t>(requested * 1000)),
+               r.samplesPerProcessCpuSecond());
   }
   if (r.hasSampler) {
     out << fmt("rate:      %.1f sampler ticks per second achieved, %.1f requested (%.1f%%)\n", r.sampler.effectiveRate(),

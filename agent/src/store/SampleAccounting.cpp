@@ -7,36 +7,39 @@ namespace candor {
 uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind,
                                         ThreadState state) {
   int k = static_cast<int>(kind);
+  uint64_t w = slot.weight;  // ticks the slot stands for; every count below is in ticks
   ThreadTicks& t = perThread_[slot.tid];
-  t.ticks++;
-  states_[k][static_cast<int>(state)]++;
+  t.ticks += w;
+  states_[k][static_cast<int>(state)] += w;
   int32_t code = slot.numFrames;
   uint32_t trace = DrainListener::kNoTrace;
   if (code == kRepeatLastCode) {
-    repeated_++;
+    repeated_ += w;
     auto it = lastWall_.find(slot.tid);
     if (it == lastWall_.end()) {
-      code = -7;  // nothing to repeat: unknown_state (the sampler only repeats after a sample)
+      code = kUnknownStateCode;  // nothing to repeat (the sampler only repeats after a sample)
     } else if (it->second.code > 0) {
-      store_.addAgain(it->second.trace, slot.tid, kind, state);
-      recorded_[k]++;
-      t.recorded++;
+      store_.addAgain(it->second.trace, slot.tid, kind, state, w);
+      recorded_[k] += w;
+      t.recorded += w;
       return it->second.trace;
     } else {
       code = it->second.code;
     }
   } else if (code > 0) {
     // A stack cut at the depth limit has lost its outermost frames: say so in the profile.
-    trace = store_.add(frames, code, slot.tid, kind, state, 1, slot.truncated != 0);
-    truncated_ += slot.truncated != 0;
+    trace = store_.add(frames, code, slot.tid, kind, state, w, slot.truncated != 0);
+    truncated_ += slot.truncated != 0 ? w : 0;
     deepest_ = std::max<uint64_t>(deepest_, static_cast<uint64_t>(code));
-    recorded_[k]++;
-    t.recorded++;
+    recorded_[k] += w;
+    t.recorded += w;
+    if (frames[0].lineno == kKernelUnsampledBci) kernelUnsampled_ += w;
+    else if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
   }
   if (code <= 0) {
     Bucket bucket = bucketForCode(code);
-    failures_[k][static_cast<int>(bucket)]++;
-    failuresBy_[FailureKey{slot.tid, kind, state, bucket}]++;
+    failures_[k][static_cast<int>(bucket)] += w;
+    failuresBy_[FailureKey{slot.tid, kind, state, bucket}] += w;
   }
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
   return trace;
@@ -88,6 +91,8 @@ void SampleAccounting::clear() {
   repeated_ = 0;
   truncated_ = 0;
   deepest_ = 0;
+  kernelSampled_ = 0;
+  kernelUnsampled_ = 0;
   schedule_.fill(0);
   perThread_.clear();
   failuresBy_.clear();

@@ -50,6 +50,10 @@ class SampleAccounting {
   uint64_t repeated() const { return repeated_; }
   uint64_t truncated() const { return truncated_; }  // recorded stacks cut at the depth limit
   uint64_t deepest() const { return deepest_; }      // frames of the deepest recorded stack
+  // Recorded ticks whose innermost frame is in the kernel (sampled), or the marker of kernel
+  // time that perf did not let candor sample (estimated from the thread's CPU clock).
+  uint64_t kernelSampled() const { return kernelSampled_; }
+  uint64_t kernelUnsampled() const { return kernelUnsampled_; }
   uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
   const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
   // Time candor's handler spent per tick, for ticks whose producer measured it.
@@ -92,6 +96,8 @@ class SampleAccounting {
   uint64_t repeated_ = 0;
   uint64_t truncated_ = 0;
   uint64_t deepest_ = 0;
+  uint64_t kernelSampled_ = 0;
+  uint64_t kernelUnsampled_ = 0;
   std::unordered_map<int, ThreadTicks> perThread_;
   std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome

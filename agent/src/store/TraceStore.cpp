@@ -9,7 +9,10 @@ uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
   auto [it, isNew] = children_.try_emplace(Edge{parent, frame}, static_cast<uint32_t>(nodes_.size()));
   if (isNew) {
     nodes_.push_back(Node{parent, nodes_[parent].depth + 1, frame, false});
-    if (f.method_id != nullptr && knownMethods_.insert(f.method_id).second) newMethods_.push_back(f.method_id);
+    // Java methods and stubs are named by MethodResolver while their classes are loaded; native
+    // and kernel frames carry an address instead, named by the symbol tables at output time.
+    bool named = isJavaMethodFrame(f) || f.lineno == kStubFrameBci;
+    if (named && f.method_id != nullptr && knownMethods_.insert(f.method_id).second) newMethods_.push_back(f.method_id);
   }
   return it->second;
 }

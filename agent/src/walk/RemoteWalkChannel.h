@@ -43,6 +43,8 @@ struct RemoteRequest {
   int64_t latencyNs = -1;
   uint64_t intendedNs = 0;
   uint64_t timeNs = 0;
+  uint32_t weight = 1;           // ticks the walked stack stands for (counted by the handler)
+  uint64_t unsampledKernel = 0;  // kernel ticks perf did not sample, charged to the walked stack
   // Filled by the walker before completing.
   int32_t result = 0;
 };

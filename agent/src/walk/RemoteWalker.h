@@ -34,11 +34,12 @@ class RemoteWalker {
   // Call after SignalHandler::deactivate(): no handler may be waiting any more.
   void stop();
 
-  // Signal-handler path: counts the tick and gets it walked, or records why not
+  // Signal-handler path: counts `weight` ticks and gets them walked, or records why not
   // (remote_busy: every request slot taken; remote_timeout: no walker within the timeout).
   // `timeNs`: when the tick was taken; `latencyNs`: its sampling latency (-1: unknown).
+  // `unsampledKernel` more ticks (KernelTime::kEstimated) go on top of the walked Java stack.
   void takeSample_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
-                             int64_t latencyNs, uint64_t timeNs);
+                             int64_t latencyNs, uint64_t timeNs, uint32_t weight = 1, uint64_t unsampledKernel = 0);
 
   uint64_t walks() const { return lp(walks_); }
   uint64_t spinsSatisfied() const { return channel_.spinsSatisfied(); }

@@ -16,62 +16,115 @@
 
 namespace candor {
 
+namespace {
+constexpr int32_t kMaxKernelFrames = 64;
+
+uint32_t clampWeight(uint64_t w) { return w > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(w); }
+}  // namespace
+
 void SignalWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
-                                        uint64_t intendedNs) {
+                                         uint64_t intendedNs) {
   uint64_t now = monotonicNs();  // vDSO, no syscall
   auto tid = static_cast<int32_t>(syscall(SYS_gettid));
-  int64_t latency = intendedNs != 0 ? static_cast<int64_t>(now - intendedNs) : latencyNs;
-  bool cpu = kind == SampleKind::kCpu;
-  if (cpu && throttle_.skip_signalSafe(tid, now)) {
-    recordCode_signalSafe(kWalkThrottledCode, tid, kind, state, now, latency);
+  Tick t{tid, kind, state, now, intendedNs != 0 ? static_cast<int64_t>(now - intendedNs) : latencyNs};
+  if (kind == SampleKind::kCpu && throttle_.skip_signalSafe(tid, now)) {
+    recordCode_signalSafe(kWalkThrottledCode, t);
     return;
   }
-  JNIEnv* env = Jvm::currentEnv_signalSafe(tid);
-  if (remote_ != nullptr) {  // it counts the tick and gets it walked on its own thread
-    remote_->takeSample_signalSafe(ucontext, env, tid, kind, state, latency, now);
+  walk_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), t, 0);
+}
+
+void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine) {
+  uint64_t ticks = batch.ticks();
+  if (ticks == 0) return;  // an earlier handler of this thread read this signal's ticks
+  uint64_t now = monotonicNs();
+  Tick t{tid, SampleKind::kCpu, ThreadState::kRunning, now, batch.latencyNs};
+  int newest = batch.fromRing ? batch.records - 1 : -1;
+  if (newest >= 0) {  // the newest record gets the walk; older ones their own slots
+    t.weight = clampWeight(1 + batch.unrecorded);
+    t.batch = &batch;
+    t.record = newest;
+    t.engine = &engine;
+  } else {
+    t.weight = clampWeight(ticks);
+  }
+  if (throttle_.skip_signalSafe(tid, now)) {
+    t.weight = clampWeight(ticks + batch.unsampledKernel);
+    recordCode_signalSafe(kWalkThrottledCode, t);
+    return;
+  }
+  walk_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), t, batch.unsampledKernel);
+}
+
+void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel) {
+  bool cpu = t.kind == SampleKind::kCpu;
+  if (remote_ != nullptr) {  // it counts the ticks and gets them walked on its own thread
+    uint64_t older = t.batch != nullptr ? static_cast<uint64_t>(t.record) : 0;  // their kernel frames are not kept
+    remote_->takeSample_signalSafe(ucontext, env, t.tid, t.kind, t.state, t.latencyNs, t.timeNs,
+                                   clampWeight(t.weight + older), unsampledKernel);
     if (cpu) {
       uint64_t end = monotonicNs();
-      throttle_.charge_signalSafe(tid, end, end - now, WalkThrottle::Cost::kWait);
+      throttle_.charge_signalSafe(t.tid, end, end - t.timeNs, WalkThrottle::Cost::kWait);
     }
     return;
   }
-  bool timeCpu = cpu && throttle_.suspect_signalSafe(tid);
+  bool timeCpu = cpu && throttle_.suspect_signalSafe(t.tid);
   uint64_t cpuStart = timeCpu ? clockNs(CLOCK_THREAD_CPUTIME_ID) : 0;
-  uint64_t end = walkHere_signalSafe(ucontext, env, tid, kind, state, latency, now);
-  if (cpu) {
-    if (timeCpu) throttle_.charge_signalSafe(tid, end, clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart, WalkThrottle::Cost::kCpuTime);
-    else throttle_.charge_signalSafe(tid, end, end - now, WalkThrottle::Cost::kClock);
-  }
-}
-
-uint64_t SignalWalker::walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
-                                      int64_t latencyNs, uint64_t timeNs) {
-  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, kind);
-  if (slot == nullptr) return monotonicNs();
-  fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
-  if (env == nullptr) {
-    slot->numFrames = kNotJavaThreadCode;
-  } else if (ownWalker_) {
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, t.kind, t.weight);
+  int32_t kernelFrames = 0;
+  if (slot != nullptr) {
+    fillHeader_signalSafe(slot, t.tid, t.kind, t.state, t.timeNs, t.latencyNs);
     slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
-      return VmStackWalker::walk_signalSafe(env, ucontext, frames, max);
-    }, &hints_, tid);
-  } else {
-    slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
-      ASGCT_CallTrace trace = {env, 0, frames};
-      Jvm::asgct()(&trace, max, ucontext);
-      return trace.num_frames;
-    }, &hints_, tid);
+      kernelFrames = t.batch != nullptr
+                         ? t.engine->kernelFrames_signalSafe(*t.batch, t.record, frames, std::min(max - 1, kMaxKernelFrames))
+                         : 0;
+      int32_t n = userFrames_signalSafe(ucontext, env, frames + kernelFrames, max - kernelFrames);
+      return n > 0 ? kernelFrames + n : n;
+    }, &hints_, t.tid);
+    // The extra slots copy this one's frames: before it is published, while they are still ours.
+    if (t.batch != nullptr) recordOlderTicks_signalSafe(slot, kernelFrames, t);
+    if (unsampledKernel > 0) {
+      recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
+                               clampWeight(unsampledKernel), [](ASGCT_CallFrame* top, int32_t) {
+                                 top[0] = {kKernelUnsampledBci, nullptr};
+                                 return 1;
+                               });
+    }
+  } else {  // the ring is full: the older and unsampled ticks go with this one
+    uint64_t extra = (t.batch != nullptr ? static_cast<uint64_t>(t.record) : 0) + unsampledKernel;
+    addPlain(counters_.ticks[static_cast<int>(t.kind)], extra);
+    addPlain(counters_.dropped[static_cast<int>(t.kind)], extra);
   }
   uint64_t end = monotonicNs();
-  slot->handlerNs = static_cast<uint32_t>(std::min<uint64_t>(end - timeNs, UINT32_MAX));
-  ring_.publish_signalSafe(slot);
-  return end;
+  if (slot != nullptr) {
+    slot->handlerNs = static_cast<uint32_t>(std::min<uint64_t>(end - t.timeNs, UINT32_MAX));
+    ring_.publish_signalSafe(slot);
+  }
+  if (cpu) {
+    if (timeCpu) throttle_.charge_signalSafe(t.tid, end, clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart, WalkThrottle::Cost::kCpuTime);
+    else throttle_.charge_signalSafe(t.tid, end, end - t.timeNs, WalkThrottle::Cost::kClock);
+  }
 }
 
-void SignalWalker::recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state,
-                                        uint64_t timeNs, int64_t latencyNs) {
-  addPlain(counters_.ticks[static_cast<int>(kind)], 1);
-  recordCodeInRing_signalSafe(ring_, counters_, code, tid, kind, state, timeNs, latencyNs);
+int32_t SignalWalker::userFrames_signalSafe(void* ucontext, JNIEnv* env, ASGCT_CallFrame* frames, int32_t max) {
+  if (env == nullptr) return kNotJavaThreadCode;
+  if (ownWalker_) return VmStackWalker::walk_signalSafe(env, ucontext, frames, max);
+  ASGCT_CallTrace trace = {env, 0, frames};
+  Jvm::asgct()(&trace, max, ucontext);
+  return trace.num_frames;
+}
+
+void SignalWalker::recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t) {
+  for (int i = 0; i < t.record; i++) {
+    recordOnTopOf_signalSafe(ring_, counters_, main, kernelFramesOfMain, 1, [&](ASGCT_CallFrame* top, int32_t max) {
+      return t.engine->kernelFrames_signalSafe(*t.batch, i, top, std::min(max, kMaxKernelFrames));
+    });
+  }
+}
+
+void SignalWalker::recordCode_signalSafe(int32_t code, const Tick& t) {
+  addPlain(counters_.ticks[static_cast<int>(t.kind)], uint64_t{t.weight});
+  recordCodeInRing_signalSafe(ring_, counters_, code, t.tid, t.kind, t.state, t.timeNs, t.latencyNs, t.weight);
 }
 
 }  // namespace candor

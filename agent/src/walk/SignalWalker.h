@@ -1,8 +1,16 @@
 // Capturing the stack of the thread a signal interrupted, inside its signal handler: with
 // AsyncGetCallTrace (walk=agct), candor's own walker (walk=vm), or by handing the tick to the walker
-// thread (walk=remote). Every outcome goes into the sample ring with the tick counted once.
+// thread (walk=remote). Every outcome goes into the sample ring with its ticks counted once.
+//
+// A CPU signal may stand for several ticks (CpuTickBatch): the newest gets the walk, with its
+// kernel frames on top when the kernel was sampled; each older one gets its own slot with its own
+// kernel frames and a copy of the same user stack (the thread has not returned to user space in
+// between: the signal was pending all along); ticks without a record add to the newest slot's
+// weight. Kernel ticks perf would not sample (KernelTime::kEstimated) get one slot more: the
+// [kernel_unsampled] marker on top of the Java part of the walked stack.
 #pragma once
 #include "concurrent/SampleRing.h"
+#include "engine/Engine.h"
 #include "engine/SampleSinks.h"
 #include "store/SampleAccounting.h"
 #include "walk/DeepStackHints.h"
@@ -23,17 +31,33 @@ class SignalWalker : public SignalSampleSink {
   // Never blocks or allocates (SignalSampleSink).
   void takeSample_signalSafe(void* ucontext, SampleKind kind, ThreadState state, int64_t latencyNs,
                              uint64_t intendedNs) override;
+  void takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine) override;
 
   // CPU ticks of a thread whose walks take longer than `budgetNs` (walk=remote: whose waits
   // for the walker take longer than `waitBudgetNs`) are throttled (WalkThrottle.h).
   void throttleWalksAbove(uint64_t budgetNs, uint64_t waitBudgetNs) { throttle_.setBudgetNs(budgetNs, waitBudgetNs); }
 
  private:
-  // Returns the time it finished (monotonic ns), which also ends the slot's handler time.
-  uint64_t walkHere_signalSafe(void* ucontext, JNIEnv* env, int32_t tid, SampleKind kind, ThreadState state,
-                               int64_t latencyNs, uint64_t timeNs);
-  void recordCode_signalSafe(int32_t code, int32_t tid, SampleKind kind, ThreadState state, uint64_t timeNs,
-                             int64_t latencyNs);
+  // One tick to walk: who, when, how many ticks it stands for, and what the kernel saw.
+  struct Tick {
+    int32_t tid;
+    SampleKind kind;
+    ThreadState state;
+    uint64_t timeNs;
+    int64_t latencyNs;
+    uint32_t weight = 1;
+    const CpuTickBatch* batch = nullptr;  // kernel frames of record `record` go on top
+    int record = -1;
+    Engine* engine = nullptr;
+  };
+  // Walks on this thread (or hands to the remote walker), charging the walk to the throttle for
+  // CPU ticks; returns the slot it published or nullptr (dropped, remote, or a failure).
+  void walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel);
+  // The user-space frames: native ones (cstack), then Java ones.
+  int32_t userFrames_signalSafe(void* ucontext, JNIEnv* env, ASGCT_CallFrame* frames, int32_t max);
+  // The older records of a batch: their kernel frames over a copy of `main`'s user frames.
+  void recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t);
+  void recordCode_signalSafe(int32_t code, const Tick& t);
 
   SampleRing& ring_;
   HandlerCounters& counters_;

@@ -22,28 +22,66 @@ inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind
   slot->latencyNs = latencyNs;
 }
 
-// Signal-handler path: a slot for a tick that is already counted, or nullptr with the tick
+// Signal-handler path: a slot for `weight` ticks that are already counted, or nullptr with them
 // counted as dropped when the ring is full.
-inline SampleSlot* claimOrDrop_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind) {
+inline SampleSlot* claimOrDrop_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind,
+                                          uint32_t weight = 1) {
   SampleSlot* slot = ring.tryClaim_signalSafe();
-  if (slot == nullptr) addPlain(counters.dropped[static_cast<int>(kind)], 1);
+  if (slot == nullptr) addPlain(counters.dropped[static_cast<int>(kind)], uint64_t{weight});
+  else slot->weight = weight;
   return slot;
 }
 
-// Signal-handler path: counts a tick of `kind`, then claimOrDrop_signalSafe.
-inline SampleSlot* claimForTick_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind) {
-  addPlain(counters.ticks[static_cast<int>(kind)], 1);
-  return claimOrDrop_signalSafe(ring, counters, kind);
+// Signal-handler path: counts `weight` ticks of `kind`, then claimOrDrop_signalSafe.
+inline SampleSlot* claimForTick_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind,
+                                           uint32_t weight = 1) {
+  addPlain(counters.ticks[static_cast<int>(kind)], uint64_t{weight});
+  return claimOrDrop_signalSafe(ring, counters, kind, weight);
 }
 
-// Signal-handler path: a tick (already counted) that lands in a named failure, or is counted
-// dropped when the ring is full.
+// Signal-handler path: `weight` ticks (already counted) that land in a named failure, or are
+// counted dropped when the ring is full.
 inline void recordCodeInRing_signalSafe(SampleRing& ring, HandlerCounters& counters, int32_t code, int32_t tid,
-                                        SampleKind kind, ThreadState state, uint64_t timeNs, int64_t latencyNs) {
-  SampleSlot* slot = claimOrDrop_signalSafe(ring, counters, kind);
+                                        SampleKind kind, ThreadState state, uint64_t timeNs, int64_t latencyNs,
+                                        uint32_t weight = 1) {
+  SampleSlot* slot = claimOrDrop_signalSafe(ring, counters, kind, weight);
   if (slot == nullptr) return;
   fillHeader_signalSafe(slot, tid, kind, state, timeNs, latencyNs);
   slot->numFrames = code;
+  ring.publish_signalSafe(slot);
+}
+
+// Signal-handler path: the index of the first frame of `frames` that is neither a kernel nor a
+// native C frame: where the Java part of a stack begins.
+inline int32_t firstJavaFrame(const ASGCT_CallFrame* frames, int32_t n) {
+  int32_t i = 0;
+  while (i < n && (frames[i].lineno == kKernelFrameBci || frames[i].lineno == kNativeFrameBci)) i++;
+  return i;
+}
+
+// Signal-handler path: `weight` more ticks of the thread that filled `src` (a slot it has not
+// published yet), whose stack is what `writeTop(frames, max)` writes over src's frames from index
+// `from` on, or src's failure. Counts the ticks; dropped when the ring is full. A copy that does
+// not fit a slot is cut and marked truncated. Its latency is not measured again (-1).
+template <typename WriteTop>
+inline void recordOnTopOf_signalSafe(SampleRing& ring, HandlerCounters& counters, const SampleSlot* src,
+                                     int32_t from, uint32_t weight, WriteTop&& writeTop) {
+  auto kind = static_cast<SampleKind>(src->kind);
+  SampleSlot* slot = claimForTick_signalSafe(ring, counters, kind, weight);
+  if (slot == nullptr) return;
+  fillHeader_signalSafe(slot, src->tid, kind, static_cast<ThreadState>(src->state), src->timeNs, -1);
+  if (src->numFrames <= 0) {
+    slot->numFrames = src->numFrames;
+  } else {
+    auto room = static_cast<int32_t>(ring.depth());
+    int32_t n = writeTop(slot->frames, room);
+    const ASGCT_CallFrame* frames = ring.framesOf(src);
+    int32_t rest = src->numFrames - from;
+    int32_t copy = std::min(rest, room - n);
+    for (int32_t i = 0; i < copy; i++) slot->frames[n + i] = frames[from + i];
+    slot->truncated = src->truncated != 0 || copy < rest ? 1 : 0;
+    slot->numFrames = n + copy;
+  }
   ring.publish_signalSafe(slot);
 }
 

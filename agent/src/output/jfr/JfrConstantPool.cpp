@@ -56,6 +56,18 @@ bool isHiddenClassName(const std::string& name) {
   return at != std::string::npos && at > 0 && (name[at - 1] == '.' || name[at - 1] == '/' || name[at - 1] == '+');
 }
 
+uint64_t ConstantPools::methodId(const StoredFrame& f, const MethodInfo& info, FrameKind kind) {
+  if (kind == FrameKind::kNative || kind == FrameKind::kKernel) {
+    std::string key = std::string(kind == FrameKind::kKernel ? "k:" : "n:") + info.className + '\0' + info.methodName;
+    auto [it, isNew] = namedMethods_.try_emplace(key, nextMethodId_);
+    if (isNew) nextMethodId_++;
+    return it->second;
+  }
+  auto [it, isNew] = methods_.try_emplace(f.method, nextMethodId_);
+  if (isNew) nextMethodId_++;
+  return it->second;
+}
+
 uint64_t ConstantPools::idOf(std::unordered_map<std::string, uint64_t>& map, const std::string& key) {
   auto [it, isNew] = map.try_emplace(key, map.size() + 1);
   return it->second;
@@ -82,14 +94,16 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   for (uint32_t t : traces) {
     for (const StoredFrame& f : src.store->frames(t)) {
       if (f.bci == kTruncatedFrameBci) continue;  // JFR has a truncated flag instead
-      uint64_t methodId = methods_.try_emplace(f.method, methods_.size() + 1).first->second;
-      MethodUse* m = methods.add(methodId, MethodUse{});
+      FrameKind kind = src.names->kind(f);
+      const MethodInfo& info = src.names->method(f);
+      MethodUse* m = methods.add(methodId(f, info, kind), MethodUse{});
       if (m == nullptr) continue;  // this chunk has it
-      const MethodInfo& info = src.method(f.method);
-      // A stub is machine code without a class: an empty class name marks a native frame for
-      // readers (as async-profiler writes its C frames), so tools can charge it to its Java caller.
-      bool stub = f.bci == kStubFrameBci;
-      std::string className = stub ? std::string() : internalClassName(info.className.empty() ? "[unknown]" : info.className);
+      // Machine code without a class (stubs, kernel frames, markers) gets an empty class name, a
+      // native frame for readers; a C frame has its library as class, as async-profiler writes it.
+      bool classless = kind == FrameKind::kStub || kind == FrameKind::kKernel || kind == FrameKind::kMarker;
+      std::string className = classless                   ? std::string()
+                              : kind == FrameKind::kNative ? info.className
+                                                           : internalClassName(info.className.empty() ? "[unknown]" : info.className);
       bool hidden = isHiddenClassName(className);
       m->type = idOf(classes_, className);
       m->name = symbol(info.methodName);
@@ -119,10 +133,10 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   p.putVarInt(pools);
 
   p.putVarLong(kFrameType);
-  p.putVarInt(4);
+  p.putVarInt(6);
   const std::pair<FrameTypeId, const char*> frameTypes[] = {
       {kFrameInterpreted, "Interpreted"}, {kFrameJitCompiled, "JIT compiled"}, {kFrameInlined, "Inlined"},
-      {kFrameNative, "Native"}};
+      {kFrameNative, "Native"}, {kFrameCpp, "C++"}, {kFrameKernel, "Kernel"}};
   for (const auto& [id, name] : frameTypes) {
     p.putVarLong(id);
     p.putString(name);
@@ -159,13 +173,17 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       p.putBool(truncated || (src.maxDepth > 0 && frames.size() >= src.maxDepth));
       p.putVarInt(static_cast<int32_t>(frames.size()));
       for (const StoredFrame& f : frames) {
-        p.putVarLong(methods_[f.method]);
-        if (f.bci == kNativeMethodBci || f.bci == kStubFrameBci) {  // a stub is generated machine code
+        FrameKind kind = src.names->kind(f);
+        const MethodInfo& info = src.names->method(f);
+        p.putVarLong(methodId(f, info, kind));
+        if (kind != FrameKind::kJava) {  // generated code, C, kernel, markers: no bytecode
           p.putVarInt(kNoLine);
           p.putVarInt(-1);
-          p.putVarLong(kFrameNative);
+          p.putVarLong(kind == FrameKind::kKernel ? kFrameKernel
+                       : kind == FrameKind::kNative && info.demangled ? kFrameCpp
+                                                                      : kFrameNative);
         } else {
-          int32_t line = src.method(f.method).lineAt(f.bci);
+          int32_t line = info.lineAt(f.bci);
           p.putVarInt(line > 0 ? line : kNoLine);
           p.putVarInt(f.bci);
           p.putVarLong(kFrameJitCompiled);

@@ -19,7 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "jvm/MethodResolver.h"
+#include "output/FrameNamer.h"
 #include "output/jfr/JfrBuffer.h"
 #include "store/TraceStore.h"
 
@@ -33,7 +33,7 @@ struct ThreadName {
 // Where the pool entries come from. Writer thread only.
 struct PoolSources {
   const TraceStore* store = nullptr;                         // traces by id
-  std::function<const MethodInfo&(jmethodID)> method;       // resolved names, modifiers, lines
+  FrameNamer* names = nullptr;                              // resolved names, modifiers, lines
   std::function<ThreadName(int tid)> thread;
   uint32_t maxDepth = 0;                                    // a trace this deep may be truncated
 };
@@ -51,7 +51,7 @@ class ConstantPools {
   void writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSources& src);
 
   // Entries kept for the whole recording (ids of methods, classes, packages, symbols).
-  size_t stableEntries() const { return methods_.size() + classes_.size() + packages_.size() + symbols_.size(); }
+  size_t stableEntries() const { return methods_.size() + namedMethods_.size() + classes_.size() + packages_.size() + symbols_.size(); }
 
  private:
   // Stable ids: the same value gets the same id in every chunk.
@@ -59,7 +59,12 @@ class ConstantPools {
 
   std::unordered_set<int> threads_;      // this chunk's
   std::unordered_set<uint32_t> traces_;  // this chunk's
+  // A frame's method id: by jmethodID (Java methods, stubs) or by name (native and kernel
+  // frames, whose pcs differ within one function).
+  uint64_t methodId(const StoredFrame& f, const MethodInfo& info, FrameKind kind);
   std::unordered_map<jmethodID, uint64_t> methods_;
+  std::unordered_map<std::string, uint64_t> namedMethods_;
+  uint64_t nextMethodId_ = 1;
   std::unordered_map<std::string, uint64_t> classes_;
   std::unordered_map<std::string, uint64_t> packages_;
   std::unordered_map<std::string, uint64_t> symbols_;

@@ -52,9 +52,9 @@ std::string optionsText(const Options& o) {
 }
 }  // namespace
 
-JfrRecorder::JfrRecorder(const Options& options, std::string path, const TraceStore& store, MethodResolver& resolver,
+JfrRecorder::JfrRecorder(const Options& options, std::string path, const TraceStore& store, FrameNamer& names,
                          ThreadRegistry& threads)
-    : options_(options), path_(std::move(path)), store_(store), resolver_(resolver), threads_(threads) {}
+    : options_(options), path_(std::move(path)), store_(store), frameNames_(names), threads_(threads) {}
 
 JfrRecorder::~JfrRecorder() {
   if (fd_ >= 0) close(fd_);
@@ -178,8 +178,8 @@ void JfrRecorder::discard() {
 }
 
 jfr::ThreadName JfrRecorder::threadName(int tid) {
-  auto it = names_.find(tid);
-  if (it != names_.end()) return it->second;
+  auto it = threadNames_.find(tid);
+  if (it != threadNames_.end()) return it->second;
   return {"[tid=" + std::to_string(tid) + "]", false};
 }
 
@@ -189,14 +189,14 @@ bool JfrRecorder::writeChunk(bool finalChunk) {
   uint64_t end = std::max(now, maxTicks_);
 
   // Names as the registry knows them now (a tid's name may change when the tid is reused).
-  names_.clear();
-  for (const ThreadRecord& r : threads_.snapshot()) names_[r.tid] = {r.name, r.kind == ThreadKind::kJava};
+  threadNames_.clear();
+  for (const ThreadRecord& r : threads_.snapshot()) threadNames_[r.tid] = {r.name, r.kind == ThreadKind::kJava};
 
   jfr::Buffer metadata;
   jfr::writeMetadataEvent(metadata, start);
   jfr::PoolSources src;
   src.store = &store_;
-  src.method = [this](jmethodID m) -> const MethodInfo& { return resolver_.resolve(m); };
+  src.names = &frameNames_;
   src.thread = [this](int tid) { return threadName(tid); };
   src.maxDepth = options_.depth;
   jfr::Buffer checkpoint;

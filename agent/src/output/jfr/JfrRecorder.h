@@ -20,7 +20,7 @@
 
 #include "base/Options.h"
 #include "engine/ThreadRegistry.h"
-#include "jvm/MethodResolver.h"
+#include "output/FrameNamer.h"
 #include "output/ProfileReport.h"
 #include "output/jfr/JfrBuffer.h"
 #include "output/jfr/JfrConstantPool.h"
@@ -34,7 +34,7 @@ class JfrRecorder : public DrainListener {
   static constexpr size_t kChunkBytes = 8u << 20;             // events buffered before a chunk is written
   static constexpr uint64_t kChunkAgeNs = 1'000'000'000;      // or when the chunk is this old
 
-  JfrRecorder(const Options& options, std::string path, const TraceStore& store, MethodResolver& resolver,
+  JfrRecorder(const Options& options, std::string path, const TraceStore& store, FrameNamer& names,
               ThreadRegistry& threads);
   ~JfrRecorder() override;
 
@@ -72,7 +72,7 @@ class JfrRecorder : public DrainListener {
   Options options_;
   std::string path_;
   const TraceStore& store_;
-  MethodResolver& resolver_;
+  FrameNamer& frameNames_;
   ThreadRegistry& threads_;
 
   int fd_ = -1;
@@ -88,7 +88,7 @@ class JfrRecorder : public DrainListener {
   uint64_t chunks_ = 0;
   uint64_t fileChunks_ = 0;  // in the current file
   uint64_t largestChunk_ = 0;
-  std::unordered_map<int, jfr::ThreadName> names_;
+  std::unordered_map<int, jfr::ThreadName> threadNames_;
   std::unordered_map<int, int32_t> lastWallCode_;  // per tid: the last wall tick's outcome (> 0: a stack)
 };
 

@@ -58,6 +58,8 @@ enum FrameTypeId : uint32_t {
   kFrameJitCompiled = 2,
   kFrameInlined = 3,
   kFrameNative = 4,
+  kFrameCpp = 5,
+  kFrameKernel = 6,
 };
 
 // The event type of a recorded sample of each kind.

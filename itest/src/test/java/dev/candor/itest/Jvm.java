@@ -25,6 +25,7 @@ final class Jvm {
     private Path classpath;
     private final List<String> args = new ArrayList<>();
     private final Map<String, String> env = new HashMap<>();
+    private boolean unprivileged;
 
     private Jvm(Jdks.Jdk jdk, Path dir) {
         this.jdk = jdk;
@@ -49,6 +50,23 @@ final class Jvm {
         return this;
     }
 
+    /**
+     * Runs the JVM as an unprivileged user, as most production JVMs run: when the tests run as root,
+     * as user nobody without capabilities (setpriv), the run directory made writable for it; when
+     * they do not run as root, as themselves.
+     */
+    Jvm unprivileged() throws IOException {
+        unprivileged = true;
+        if (isRoot()) {
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        }
+        return this;
+    }
+
+    static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
     /** Sets an environment variable of the launched JVM. */
     Jvm env(String name, String value) {
         env.put(name, value);
@@ -68,6 +86,10 @@ final class Jvm {
 
     List<String> command() {
         List<String> cmd = new ArrayList<>();
+        if (unprivileged && isRoot()) {
+            cmd.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                    "--bounding-set=-all", "--"));
+        }
         cmd.add(jdk.java().toString());
         if (agentOptions != null) {
             cmd.add("-agentpath:" + Build.agent() + "=" + agentOptions);

@@ -1,0 +1,36 @@
+// What one signal of a CPU engine stands for, as the engine tells the handler. A perf event
+// with a sample ring records every overflow, so one signal may stand for several ticks (signals
+// that arrive while one is pending merge) or none (an earlier handler already read its record);
+// each record says whether the thread was in the kernel and, when kernel sampling is allowed,
+// the kernel's callchain. Without a ring, one signal is one tick and nothing more is known.
+// Filled on the signalled thread, in its handler, by Engine::readTicks_signalSafe.
+#pragma once
+#include <cstdint>
+
+namespace candor {
+
+struct CpuTickBatch {
+  static constexpr int kMaxRecords = 16;
+  struct Record {
+    uint64_t timeNs;     // CLOCK_MONOTONIC at the overflow
+    uint64_t ipsPos;     // where the kernel callchain sits in the engine's ring
+    uint32_t ipCount;    // kernel frames recorded (0 in user mode, or when not sampled)
+    bool inKernel;       // the overflow interrupted kernel code
+  };
+
+  bool fromRing = false;        // false: this signal is one tick, mode unknown
+  int records = 0;              // ticks recorded since the last signal, oldest first (at most kMaxRecords)
+  uint64_t unrecorded = 0;      // more ticks without a record here: PERF_RECORD_LOST, or past kMaxRecords
+  uint64_t unsampledKernel = 0; // ticks the kernel dropped in kernel mode, estimated from the CPU clock
+  int64_t latencyNs = -1;       // from the newest tick to now, -1 when unknown
+  Record record[kMaxRecords];
+
+  // Engine-private: what releaseTicks_signalSafe gives back.
+  void* ring = nullptr;
+  uint64_t head = 0;
+
+  // Ticks this signal stands for that the handler must record and count.
+  uint64_t ticks() const { return (fromRing ? static_cast<uint64_t>(records) : 1) + unrecorded; }
+};
+
+}  // namespace candor

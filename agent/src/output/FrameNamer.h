@@ -1,0 +1,50 @@
+// Names every frame a stored stack may hold, on the writer thread: Java methods and stubs through
+// MethodResolver (which must see them while their classes are loaded), native C/C++ frames and
+// kernel frames through the process's and the kernel's symbol tables (any time: libraries are
+// rarely unloaded and the kernel never). The report, the collapsed and HTML outputs and the JFR
+// recording all name frames here, so they agree.
+//
+// Conventions, as async-profiler's outputs have them so that tools match the two:
+//   native C/C++   the symbol, demangled without parameters (`__writev`, `JavaThread::run`);
+//                  JFR: type Native (C++ when demangled), the library file as its class
+//   kernel         the symbol with `_[k]` appended in text outputs; JFR: type Kernel, no class
+//   unresolved     the library file name (`libfoo.so`), or `[unknown_native]`
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "jvm/MethodResolver.h"
+#include "store/TraceStore.h"
+
+namespace candor {
+
+enum class FrameKind { kJava, kNativeMethod, kStub, kNative, kCpp, kKernel, kMarker };
+
+class FrameNamer {
+ public:
+  explicit FrameNamer(MethodResolver& resolver);
+  ~FrameNamer();
+
+  FrameKind kind(const StoredFrame& f) const;
+  // What JFR writes: class (library for native frames, "" for kernel and stub frames), method
+  // name and signature. Markers ([truncated], [kernel_unsampled]) get their bracketed name.
+  const MethodInfo& method(const StoredFrame& f);
+  // The name in text outputs: "pkg.Class.method" (":line" with `lines`), "writev",
+  // "do_syscall_64_[k]", "[kernel_unsampled]".
+  std::string displayName(const StoredFrame& f, bool lines);
+
+ private:
+  class Symbols;
+  const MethodInfo& native(uintptr_t pc);
+  const MethodInfo& kernel(uintptr_t address);
+
+  MethodResolver& resolver_;
+  std::unique_ptr<Symbols> symbols_;
+  std::unordered_map<uintptr_t, MethodInfo> natives_;
+  std::unordered_map<uintptr_t, MethodInfo> kernel_;
+  MethodInfo truncated_, unsampled_, unknown_;
+};
+
+}  // namespace candor

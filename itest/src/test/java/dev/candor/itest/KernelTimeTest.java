@@ -1,0 +1,99 @@
+package dev.candor.itest;
+
+import dev.candor.itest.workload.SyscallMix;
+import dev.candor.model.CollapsedProfile;
+import dev.candor.model.ProfileStats;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Known answer for kernel time ({@link SyscallMix}): one thread alternates a pure-Java loop with
+ * one-byte writes to /dev/null, whose CPU is mostly system time, and measures each phase's CPU
+ * (user + system) with ThreadMXBean. The cpu profile's share of each phase must match: within 3
+ * points where perf lets candor sample the kernel (root here; the kernel frames then show which
+ * system call), within 5 points as an unprivileged user (perf_event_paranoid 2: the kernel time is
+ * counted from the thread's CPU clock and shown as [kernel_unsampled]). Either way the kernel part
+ * is visible with about the weight of the measured system time, and ticks add up.
+ */
+class KernelTimeTest {
+
+    static Stream<Arguments> cases() {
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, false), Arguments.of(jdk, true)));
+    }
+
+    @ParameterizedTest(name = "{0} unprivileged={1}")
+    @MethodSource("cases")
+    void syscallPhaseGetsItsKernelTime(Jdks.Jdk jdk, boolean unprivileged) throws Exception {
+        jdk.assumePresent();
+        String name = "kernel time " + jdk + (unprivileged ? " unprivileged" : " as " + System.getProperty("user.name"));
+        Path dir = Build.runDir("kernel-time-" + jdk.label() + (unprivileged ? "-unprivileged" : ""));
+        Path collapsedFile = dir.resolve("k.collapsed");
+        Path statsFile = dir.resolve("k.json");
+        Path truthFile = dir.resolve("truth.properties");
+        Jvm jvm = Jvm.of(jdk, dir);
+        if (unprivileged) {
+            jvm.unprivileged();
+        }
+        Jvm.Result run = jvm.agent("start,interval=1ms,threads,file=" + collapsedFile + ",stats=" + statsFile)
+                .main(SyscallMix.class, truthFile.toString(), "4").run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+
+        Properties truth = Profiles.truth(truthFile, run);
+        long javaCpu = Profiles.truthLong(truth, "java_cpu_ns");
+        long sysCpu = Profiles.truthLong(truth, "syscall_cpu_ns");
+        long sysUser = Profiles.truthLong(truth, "syscall_user_ns");
+        double truthShare = (double) sysCpu / (javaCpu + sysCpu);
+        double truthKernel = (double) (sysCpu - sysUser) / (javaCpu + sysCpu);
+
+        CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), SyscallMix.THREAD, name);
+        long inJava = worker.countAny(CollapsedProfile.method(SyscallMix.JAVA_PHASE));
+        long inSyscall = worker.countAny(CollapsedProfile.method(SyscallMix.SYSCALL_PHASE));
+        double share = (double) inSyscall / Math.max(1, inJava + inSyscall);
+        long kernelFramed = worker.countAny(f -> f.endsWith("_[k]"));
+        long unsampled = worker.countAny(f -> f.equals("[kernel_unsampled]"));
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        String mode = kernelMode(statsFile);
+        boolean sampled = mode.equals("sampled");
+        double kernelShare = (double) (sampled ? kernelFramed : unsampled) / Math.max(1, inJava + inSyscall);
+
+        Figures.line(String.format("%s: kernel %s; syscall phase truth %s (system %s), profile %s (%d of %d samples),"
+                        + " diff %+.1f points; kernel part %s (%d samples with kernel frames, %d [kernel_unsampled]);"
+                        + " identity %s",
+                name, mode, Figures.pct(truthShare), Figures.pct(truthKernel), Figures.pct(share), inSyscall,
+                inJava + inSyscall, 100 * (share - truthShare), Figures.pct(kernelShare), kernelFramed, unsampled,
+                stats.identityHolds() ? "holds" : "BROKEN"));
+        Profiles.assertIdentity(stats, name);
+        boolean rootRun = !unprivileged && Jvm.isRoot();
+        if (rootRun) {
+            assertEquals("sampled", mode, name + ": root may sample the kernel");
+        } else if (perfParanoid() >= 2) {
+            assertEquals("estimated", mode, name + ": perf_event_paranoid " + perfParanoid() + " refuses kernel sampling");
+        }
+        assertTrue(inJava + inSyscall >= 2000, name + ": too few samples: " + (inJava + inSyscall));
+        assertEquals(truthShare, share, sampled ? 0.03 : 0.05, name + ": syscall phase share (truth vs profile)");
+        assertEquals(truthKernel, kernelShare, 0.05, name + ": kernel part (measured system time vs profile)");
+        assertEquals(sampled ? 0 : kernelFramed, sampled ? unsampled : 0, name + ": one kind of kernel frame per mode");
+    }
+
+    static String kernelMode(Path statsFile) throws Exception {
+        Matcher m = Pattern.compile("\"kernel\": \\{\"mode\": \"([a-z_]*)\"").matcher(Files.readString(statsFile));
+        assertTrue(m.find(), "no kernel mode in " + statsFile);
+        return m.group(1);
+    }
+
+    static int perfParanoid() throws Exception {
+        return Integer.parseInt(Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid")).strip());
+    }
+}
