@@ -18,6 +18,7 @@ uint64_t HandlerCounters::totalDropped() const {
 void HandlerCounters::clear() {
   for (auto& t : ticks) sp(t, 0);
   for (auto& d : dropped) sp(d, 0);
+  sp(merged, 0);
 }
 
 }  // namespace candor

@@ -164,6 +164,9 @@ constexpr int kBuckets = static_cast<int>(Bucket::kCount);
 struct HandlerCounters {
   alignas(64) std::array<std::atomic<uint64_t>, kKinds> ticks{};
   alignas(64) std::array<std::atomic<uint64_t>, kKinds> dropped{};
+  // Ticks that came without a signal of their own: perf recorded them while the signal for an
+  // earlier one was pending (the thread was in the kernel, or in candor's handler).
+  alignas(64) std::atomic<uint64_t> merged{0};
   uint64_t totalTicks() const;
   uint64_t totalDropped() const;
   void clear();

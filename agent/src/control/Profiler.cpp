@@ -411,6 +411,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     for (int b = 0; b < kBuckets; b++) failed += accounting_.failures(kind, static_cast<Bucket>(b));
     totals.ticks[k] = final ? lp(counters_.ticks[k]) : accounting_.recorded(kind) + failed + totals.dropped[k];
   }
+  totals.merged = lp(counters_.merged);
   totals.durationNs = endWallNs_ - startWallNs_;
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
   totals.signal = engine_ ? engine_->signal() : 0;

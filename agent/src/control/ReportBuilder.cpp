@@ -61,6 +61,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     r.dropped += totals.dropped[k];
   }
   r.recorded = accounting.recorded();
+  r.merged = totals.merged;
   r.kernel = totals.kernel;
   r.kernel.sampledTicks = accounting.kernelSampled();
   r.kernel.unsampledTicks = accounting.kernelUnsampled();

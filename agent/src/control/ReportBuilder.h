@@ -18,6 +18,7 @@ namespace candor {
 struct SessionTotals {
   std::array<uint64_t, kKinds> ticks{};
   std::array<uint64_t, kKinds> dropped{};
+  uint64_t merged = 0;
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   int signal = 0;      // the CPU engine's, 0 without one

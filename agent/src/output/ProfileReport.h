@@ -141,6 +141,7 @@ struct ProfileReport {
   uint64_t ticks = 0;
   uint64_t recorded = 0;
   uint64_t dropped = 0;
+  uint64_t merged = 0;  // ticks that came without a signal of their own (CpuTickBatch)
   std::vector<std::pair<std::string, uint64_t>> failures;  // every bucket, zeros included
   DepthReport depth;
   uint64_t durationNs = 0;

@@ -60,6 +60,7 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   field(out, "ticks", num(r.ticks));
   field(out, "recorded", num(r.recorded));
   field(out, "dropped", num(r.dropped));
+  field(out, "merged_ticks", num(r.merged));
   std::string failures = "{";
   for (size_t i = 0; i < r.failures.size(); i++) {
     failures += (i ? ", " : "") + str(r.failures[i].first) + ": " + num(r.failures[i].second);

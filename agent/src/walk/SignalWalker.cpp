@@ -37,6 +37,7 @@ void SignalWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, Thread
 void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine) {
   uint64_t ticks = batch.ticks();
   if (ticks == 0) return;  // an earlier handler of this thread read this signal's ticks
+  if (ticks > 1) addPlain(counters_.merged, ticks - 1);
   uint64_t now = monotonicNs();
   Tick t{tid, SampleKind::kCpu, ThreadState::kRunning, now, batch.latencyNs};
   int newest = batch.fromRing ? batch.records - 1 : -1;

@@ -61,8 +61,9 @@ inline int32_t firstJavaFrame(const ASGCT_CallFrame* frames, int32_t n) {
 
 // Signal-handler path: `weight` more ticks of the thread that filled `src` (a slot it has not
 // published yet), whose stack is what `writeTop(frames, max)` writes over src's frames from index
-// `from` on, or src's failure. Counts the ticks; dropped when the ring is full. A copy that does
-// not fit a slot is cut and marked truncated. Its latency is not measured again (-1).
+// `from` on; when src holds a failure, the top frames alone (what is known of these ticks), or
+// src's failure if there are none. Counts the ticks; dropped when the ring is full. A copy that
+// does not fit a slot is cut and marked truncated. Its latency is not measured again (-1).
 template <typename WriteTop>
 inline void recordOnTopOf_signalSafe(SampleRing& ring, HandlerCounters& counters, const SampleSlot* src,
                                      int32_t from, uint32_t weight, WriteTop&& writeTop) {
@@ -70,11 +71,11 @@ inline void recordOnTopOf_signalSafe(SampleRing& ring, HandlerCounters& counters
   SampleSlot* slot = claimForTick_signalSafe(ring, counters, kind, weight);
   if (slot == nullptr) return;
   fillHeader_signalSafe(slot, src->tid, kind, static_cast<ThreadState>(src->state), src->timeNs, -1);
+  auto room = static_cast<int32_t>(ring.depth());
+  int32_t n = writeTop(slot->frames, room);
   if (src->numFrames <= 0) {
-    slot->numFrames = src->numFrames;
+    slot->numFrames = n > 0 ? n : src->numFrames;
   } else {
-    auto room = static_cast<int32_t>(ring.depth());
-    int32_t n = writeTop(slot->frames, room);
     const ASGCT_CallFrame* frames = ring.framesOf(src);
     int32_t rest = src->numFrames - from;
     int32_t copy = std::min(rest, room - n);

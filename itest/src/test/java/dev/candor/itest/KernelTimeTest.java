@@ -93,6 +93,13 @@ class KernelTimeTest {
         return m.group(1);
     }
 
+    /** A whole-number field of a stats file, wherever it is. */
+    static long statsLong(Path statsFile, String field) throws Exception {
+        Matcher m = Pattern.compile("\"" + field + "\": (\\d+)").matcher(Files.readString(statsFile));
+        assertTrue(m.find(), "no " + field + " in " + statsFile);
+        return Long.parseLong(m.group(1));
+    }
+
     static int perfParanoid() throws Exception {
         return Integer.parseInt(Files.readString(Path.of("/proc/sys/kernel/perf_event_paranoid")).strip());
     }
