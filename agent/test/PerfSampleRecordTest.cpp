@@ -29,6 +29,7 @@ std::vector<uint8_t> sampleRecord(uint32_t pid, uint32_t tid, uint64_t time, boo
   };
   u64(uint64_t{tid} << 32 | pid);
   u64(time);
+  u64(time / 2);  // read: the event's count
   u64(regs ? PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_NONE);
   if (regs) {
     for (int i = 0; i < kPerfRegCount; i++) u64(0x1000 + i);  // bp, sp, ip, r13, r15
@@ -68,6 +69,7 @@ TEST(PerfSampleRecord, ParsesRegistersAndStack) {
   EXPECT_EQ(s.pid, 7u);
   EXPECT_EQ(s.tid, 9u);
   EXPECT_EQ(s.timeNs, 123456789u);
+  EXPECT_EQ(s.cpuNs, 123456789u / 2);
   EXPECT_TRUE(s.hasRegs);
   EXPECT_EQ(s.regs[kPerfRegBp], 0x1000u);
   EXPECT_EQ(s.regs[kPerfRegSp], 0x1001u);

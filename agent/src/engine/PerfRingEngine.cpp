@@ -163,6 +163,7 @@ void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
   ring.fd = bigger.fd;
   ring.page = bigger.page;
   ring.mapBytes = bigger.mapBytes;
+  ring.lastCpuNs = 0;  // a new event counts from zero
   enlarged_++;
 }
 

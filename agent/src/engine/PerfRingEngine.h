@@ -35,6 +35,7 @@ struct PerfRing {
   perf_event_mmap_page* page = nullptr;
   size_t mapBytes = 0;
   uintptr_t javaThread = 0;  // the consumer's: the thread's JavaThread once a sample showed it
+  uint64_t lastCpuNs = 0;    // the consumer's: the event's count at the previous sample
   bool large = false;        // replaced by a busy thread's ring already
 };
 
@@ -73,6 +74,7 @@ class PerfRingEngine : public Engine {
   // Lets `consumer` read every armed ring.
   void consumeAll(RingConsumer& consumer);
   uint32_t stackBytes() const { return stackBytes_; }
+  long long intervalNs() const { return intervalNs_; }
   // For the stop log line: rings mapped smaller than asked for (the locked-memory limit), and
   // rings enlarged for busy threads.
   uint64_t ringsShrunk() const { return shrunk_; }

@@ -23,11 +23,12 @@ bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out) {
   if (header.type != PERF_RECORD_SAMPLE || header.size > size) return false;
   Cursor c{record + sizeof header, record + header.size};
   uint64_t v;
-  // Fields in the order of the PERF_SAMPLE_* bits: TID, TIME, REGS_USER, STACK_USER.
+  // Fields in the order of the PERF_SAMPLE_* bits: TID, TIME, READ, REGS_USER, STACK_USER.
   if (!c.u64(&v)) return false;
   out->pid = static_cast<uint32_t>(v);
   out->tid = static_cast<uint32_t>(v >> 32);
   if (!c.u64(&out->timeNs)) return false;
+  if (!c.u64(&out->cpuNs)) return false;
   uint64_t abi;
   if (!c.u64(&abi)) return false;
   out->hasRegs = abi != PERF_SAMPLE_REGS_ABI_NONE;

@@ -1,5 +1,5 @@
 // The records of a walk=copy perf ring (PerfRingEngine): PERF_RECORD_SAMPLE with sample_type
-// TID | TIME | REGS_USER | STACK_USER, and the loop that reads records out of an mmap'ed perf
+// TID | TIME | READ | REGS_USER | STACK_USER, and the loop that reads records out of an mmap'ed perf
 // ring, where a record may wrap around the end of the data area. Pure functions of memory, so
 // they are tested without perf (agent/test/PerfSampleRecordTest.cpp).
 #pragma once
@@ -21,14 +21,17 @@ enum PerfReg : int { kPerfRegBp, kPerfRegSp, kPerfRegIp, kPerfRegR13, kPerfRegR1
 constexpr uint64_t kPerfRegsMask = (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |
                                    (1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_R13) |
                                    (1ull << PERF_REG_X86_R15);
+// READ (read_format 0): the counter's value at the sample, the thread's CPU time on the event,
+// kernel time included: the reader counts from it the ticks the event skipped in the kernel.
 constexpr uint64_t kPerfSampleType =
-    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 // A record's size is a u16: the largest stack copy that fits beside the other fields.
 constexpr uint32_t kPerfMaxStackCopy = 60 * 1024;
 
 struct PerfSample {
   uint32_t pid = 0, tid = 0;
   uint64_t timeNs = 0;
+  uint64_t cpuNs = 0;  // the event's count: the thread's CPU time (user and kernel) at the sample
   bool hasRegs = false;  // false: no user registers (abi NONE), nothing to walk
   uint64_t regs[kPerfRegCount] = {};
   const uint8_t* stack = nullptr;  // what was at [regs[kPerfRegSp], + stackSize) at the sample
@@ -41,7 +44,7 @@ bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out);
 
 // Bytes of one sample record with a stack copy of `stackBytes`.
 constexpr size_t perfSampleRecordBytes(uint32_t stackBytes) {
-  return sizeof(perf_event_header) + 8 /* pid, tid */ + 8 /* time */ + 8 /* abi */ + 8 * kPerfRegCount +
+  return sizeof(perf_event_header) + 8 /* pid, tid */ + 8 /* time */ + 8 /* read */ + 8 /* abi */ + 8 * kPerfRegCount +
          8 /* size */ + stackBytes + 8 /* dyn_size */;
 }
 

@@ -97,7 +97,28 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   fillHeader_signalSafe(slot, parsed ? static_cast<int32_t>(sample.tid) : ring.tid, SampleKind::kCpu,
                         ThreadState::kRunning, parsed ? sample.timeNs : 0, -1);
   slot->numFrames = parsed ? walk(ring, sample, slot) : kMalformedSampleCode;
+  uint64_t unsampled = parsed ? unsampledTicks(ring, sample) : 0;
+  if (unsampled > 0) {
+    recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
+                             static_cast<uint32_t>(std::min<uint64_t>(unsampled, UINT32_MAX)),
+                             [](ASGCT_CallFrame* top, int32_t) {
+                               top[0] = {kKernelUnsampledBci, nullptr};
+                               return 1;
+                             });
+  }
   ring_.publish_signalSafe(slot);
+}
+
+uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) const {
+  // The event (user space only) overflows every interval of the thread's CPU time and writes a
+  // sample only when the overflow lands in user space; its count runs on in the kernel. So the
+  // count since the previous sample holds round(gap / interval) ticks, one of them this sample.
+  uint64_t last = ring.lastCpuNs;
+  ring.lastCpuNs = sample.cpuNs;
+  auto interval = static_cast<uint64_t>(engine_.intervalNs());
+  if (last == 0 || sample.cpuNs <= last || interval == 0) return 0;
+  uint64_t fitted = (sample.cpuNs - last + interval / 2) / interval;
+  return fitted > 1 ? fitted - 1 : 0;
 }
 
 int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot) {

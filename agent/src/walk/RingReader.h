@@ -47,6 +47,8 @@ class RingReader : public RingConsumer {
   void run();
   void onSample(PerfRing& ring, const uint8_t* record, size_t size);
   int32_t walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot);
+  // Ticks the event skipped (in the kernel, or throttled) since the ring's previous sample.
+  uint64_t unsampledTicks(PerfRing& ring, const PerfSample& sample) const;
   // The JavaThread of `ring`'s thread: r15 of this sample if confirmed, else the one remembered.
   uintptr_t javaThreadOf(PerfRing& ring, const PerfSample& sample) const;
   bool confirmsThread(uintptr_t candidate, int tid) const;
