@@ -27,6 +27,18 @@ std::string engineDescription(const Options& o) {
   return d;
 }
 
+// The root frame of a JVM-internal thread's stacks, or nullptr for Java threads.
+const char* jvmThreadRootName(ThreadKind k) {
+  switch (k) {
+    case ThreadKind::kGc: return "[GC]";
+    case ThreadKind::kCompiler: return "[JIT compiler]";
+    case ThreadKind::kVm: return "[VM]";
+    case ThreadKind::kOther: return "[other native]";
+    case ThreadKind::kJava: return nullptr;
+  }
+  return nullptr;
+}
+
 LatencySummary summarize(const LatencyHistogram& h) {
   return {h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max(), h.mean()};
 }
@@ -142,7 +154,8 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
   }
 
-  // Root frames, outermost first: the kind (when a run mixes kinds), the thread, the state.
+  // Root frames, outermost first: the kind (when a run mixes kinds), the JVM's own kind of thread
+  // (allthreads: [GC], [JIT compiler], ...), the thread, the state.
   ProfileSnapshot& snap = r.snapshot;
   bool splitKinds = kindsPresent > 1;
   auto kindFrame = [&](SampleKind k) { return snap.intern(std::string("[") + sampleKindName(k) + "]", kKindThread); };
@@ -150,6 +163,11 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     auto it = byTid.find(tid);
     std::string name = it != byTid.end() ? it->second->name : "?";
     return snap.intern("[" + name + " tid=" + std::to_string(tid) + "]", kKindThread);
+  };
+  auto jvmThreadFrame = [&](int tid) {
+    auto it = byTid.find(tid);
+    const char* root = it != byTid.end() ? jvmThreadRootName(it->second->kind) : nullptr;
+    return root != nullptr ? snap.intern(root, kKindThread) : ProfileSnapshot::kNone;
   };
   // The store is a prefix tree too: each of its nodes is mapped to a snapshot node once per root
   // (the kind, thread and state frames above the stack), so a deep stack shared by many traces
@@ -159,6 +177,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   for (const auto& [key, count] : store.counts()) {
     uint32_t root = 0;
     if (splitKinds) root = snap.childOf(root, kindFrame(key.kind));
+    if (uint32_t jvmThread = jvmThreadFrame(key.tid); jvmThread != ProfileSnapshot::kNone) root = snap.childOf(root, jvmThread);
     if (options.threads) root = snap.childOf(root, threadFrame(key.tid));
     if (options.states) {
       root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
@@ -175,26 +194,19 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
     snap.addSamples(node, count);
   }
-  if (options.threads || options.states) {  // failures stay under the thread and state they hit
-    for (const auto& [key, n] : accounting.failuresByThread()) {
-      std::vector<uint32_t> frames;
-      if (splitKinds) frames.push_back(kindFrame(key.kind));
-      if (options.threads) frames.push_back(threadFrame(key.tid));
-      if (options.states) frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
-      frames.push_back(snap.intern(std::string("[") + bucketName(key.bucket) + "]", kKindFailure));
-      snap.addStack(std::move(frames), n);
-    }
+  // Failures stay under the roots of the thread they hit (its JVM kind; with split=, the thread
+  // and state); identical frame lists add up in the snapshot.
+  for (const auto& [key, n] : accounting.failuresByThread()) {
+    std::vector<uint32_t> frames;
+    if (splitKinds) frames.push_back(kindFrame(key.kind));
+    if (uint32_t jvmThread = jvmThreadFrame(key.tid); jvmThread != ProfileSnapshot::kNone) frames.push_back(jvmThread);
+    if (options.threads) frames.push_back(threadFrame(key.tid));
+    if (options.states) frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
+    frames.push_back(snap.intern(std::string("[") + bucketName(key.bucket) + "]", kKindFailure));
+    snap.addStack(std::move(frames), n);
   }
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
-    for (int b = 0; b < kBuckets && !(options.threads || options.states); b++) {
-      uint64_t n = accounting.failures(kind, static_cast<Bucket>(b));
-      if (n == 0) continue;
-      std::vector<uint32_t> frames;
-      if (splitKinds) frames.push_back(kindFrame(kind));
-      frames.push_back(snap.intern(std::string("[") + bucketName(static_cast<Bucket>(b)) + "]", kKindFailure));
-      snap.addStack(std::move(frames), n);
-    }
     if (totals.dropped[k] > 0) {  // a dropped tick never reached the ring: no thread known
       std::vector<uint32_t> frames;
       if (splitKinds) frames.push_back(kindFrame(kind));
