@@ -5,8 +5,9 @@
 // Every tick has a fixed intended time (start + k·interval); the sleep is absolute, so the
 // time a tick takes is compensated, and the latency of each sample is measured from its
 // intended time (no coordinated omission).
-// Selection follows the partial-safepoint policy (seed 000 §4.1): threads that used CPU since
-// the last tick first, then the others in proportion to how many they are, chosen at random.
+// Selection is a partial safepoint: not every thread each tick, but threads that used CPU since
+// the last tick first (they are where the CPU goes), then the others in proportion to how many
+// they are, chosen at random so that no idle thread is systematically left out.
 #pragma once
 #include <jvmti.h>
 

@@ -4,8 +4,8 @@
 // caller, and a trace is the node of its innermost frame, so stacks that share callers share
 // their nodes. A deep recursion sampled many times costs its depth once, not once per distinct
 // leaf. Adding a sample compares it with the same thread's previous one from the root down and
-// looks up only the frames below the first difference (the thesis' incremental stack tracing,
-// done on the consumer side): consecutive samples of a thread mostly share their callers.
+// looks up only the frames below the first difference (incremental stack tracing, done on the
+// consumer side): consecutive samples of a thread mostly share their callers.
 #pragma once
 #include <cstdint>
 #include <unordered_map>

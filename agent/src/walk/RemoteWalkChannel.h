@@ -1,5 +1,6 @@
 // walk=remote: the sampled thread's signal handler publishes its interrupted context and waits
-// while a separate walker thread walks its stack (../shared/seeds/003). The walker may take its
+// while a separate walker thread walks its stack (the sampled thread stays stopped in its handler,
+// so its stack does not change under the walker). The walker may take its
 // time and write any depth, and a fault while walking happens on the walker, never on the
 // application's thread.
 //
