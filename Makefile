@@ -50,11 +50,11 @@ bench-paired: all
 	@python3 bench/paired/run_paired.py --build $(BUILD)
 
 # Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
-# against truths the workloads measure themselves; writes bench/ACCURACY.md (JDK 17) or
-# bench/ACCURACY-jdk25.md (make accuracy ACCURACY_JDK=25). ACCURACY_ARGS passes more options,
+# against truths the workloads measure themselves; writes bench/results/ACCURACY.md (JDK 17) or
+# bench/results/ACCURACY-jdk25.md (make accuracy ACCURACY_JDK=25). ACCURACY_ARGS passes more options,
 # e.g. ACCURACY_ARGS="--cases intrinsics --profilers cpu,jfr".
 ACCURACY_JDK ?= 17
-ACCURACY_OUT ?= bench/ACCURACY$(if $(filter 17,$(ACCURACY_JDK)),,-jdk$(ACCURACY_JDK)).md
+ACCURACY_OUT ?= bench/results/ACCURACY$(if $(filter 17,$(ACCURACY_JDK)),,-jdk$(ACCURACY_JDK)).md
 accuracy: all
 	@java -jar bench/accuracy/target/candor-accuracy.jar --build $(BUILD) --jdk $(ACCURACY_JDK) \
 		--out $(ACCURACY_OUT) --work $(CURDIR)/bench/out/accuracy $(ACCURACY_ARGS)

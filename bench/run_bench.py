@@ -5,7 +5,7 @@ Measures, against runs without the agent, the wall and CPU time that candor's `c
 10 ms, 1 ms and 100 us on the demo and on a fixed-work CPU-bound workload; the CPU cost of one
 sample beside the platform floor (an empty handler receiving the same perf signals, measured by
 bench/floor/floor.c in the same loop); the start-up cost; and what jmethodID preloading costs on
-a class-loading-heavy start-up. Writes bench/RESULTS.md (bench/out/RESULTS-quick.md with --quick)
+a class-loading-heavy start-up. Writes bench/results/RESULTS.md (bench/out/RESULTS-quick.md with --quick)
 and the raw runs to bench/out/bench-<mode>-<time>.json. Issue 7 adds async-profiler and JFR to the
 same loop, thread-heavy and library workloads (H2, Jackson, Lucene, regex), and a memory phase (peak RSS
 of 1-minute recordings of the library workloads).
@@ -961,7 +961,7 @@ class Bench:
         raw_path = os.path.join(OUT, "bench-%s-%s.json" % (mode, stamp))
         with open(raw_path, "w") as f:
             json.dump(raw, f, indent=1)
-        results = a.results or (os.path.join(OUT, "RESULTS-quick.md") if a.quick else os.path.join(BENCH, "RESULTS.md"))
+        results = a.results or (os.path.join(OUT, "RESULTS-quick.md") if a.quick else os.path.join(BENCH, "results", "RESULTS.md"))
         raw["charts"] = make_charts(raw_path, chart_dir(results))
         md = render_markdown(raw, summary, os.path.relpath(raw_path, REPO), results)
         with open(results, "w") as f:
@@ -1308,10 +1308,10 @@ def pct(ratio):
 
 
 def chart_dir(results):
-    """PNGs go beside the markdown: bench/charts for bench/RESULTS.md, else RESULTS-x-charts/."""
+    """PNGs go beside the markdown: bench/results/charts for bench/results/RESULTS.md, else RESULTS-x-charts/."""
     d = os.path.dirname(os.path.abspath(results))
-    if os.path.abspath(results) == os.path.join(BENCH, "RESULTS.md"):
-        return os.path.join(BENCH, "charts")
+    if os.path.abspath(results) == os.path.join(BENCH, "results", "RESULTS.md"):
+        return os.path.join(BENCH, "results", "charts")
     return os.path.join(d, os.path.splitext(os.path.basename(results))[0] + "-charts")
 
 
@@ -1324,7 +1324,7 @@ def render_markdown(raw, s, raw_rel, results_path=None):
     L.append("Written by `bench/run_bench.py%s` on %s (%.0f s of runs). Raw runs (gitignored): `%s`. "
              "How to run it and what every figure means: [bench/README.md](%s)." % (
                  " --quick" if mode == "quick" else "", raw["started"][:16].replace("T", " ") + " UTC",
-                 raw["elapsed_s"], raw_rel, "README.md" if mode == "full" else "../README.md"))
+                 raw["elapsed_s"], raw_rel, "../README.md"))
     L.append("")
     bgs_all = [r["background_cpus"] for r in raw["runs"] if not r["warmup"] and r.get("background_cpus") is not None]
     if bgs_all and median(bgs_all) > 0.5:
@@ -1740,7 +1740,7 @@ def main():
     ap.add_argument("--reps", type=int, help="measured rounds after the warm-up (default 5, quick 3)")
     ap.add_argument("--startup-reps", type=int, help="hello rounds (default 10, quick 3)")
     ap.add_argument("--classload-reps", type=int, help="class-loading rounds (default 7, quick 3)")
-    ap.add_argument("--results", help="markdown output (default bench/RESULTS.md, quick: bench/out/RESULTS-quick.md)")
+    ap.add_argument("--results", help="markdown output (default bench/results/RESULTS.md, quick: bench/out/RESULTS-quick.md)")
     ap.add_argument("--jvm-opt", action="append", default=None,
                     help="JVM option for every run, may repeat (default: -Xms1g -Xmx1g)")
     ap.add_argument("--demo-args", default="--orders 1500000",
@@ -1781,7 +1781,7 @@ def main():
                                 {r["config"] for r in raw["runs"] if r["config"].endswith(NOSIG)}))
         raw["summary"] = summary
         results = args.results or (os.path.join(OUT, "RESULTS-quick.md") if raw["mode"] == "quick"
-                                   else os.path.join(BENCH, "RESULTS.md"))
+                                   else os.path.join(BENCH, "results", "RESULTS.md"))
         raw["labels"] = {c: config_label(c) for c in (raw["summary_configs"] if "summary_configs" in raw else raw["configs"])}
         tmp = os.path.join(OUT, "render-tmp.json")
         with open(tmp, "w") as f:
