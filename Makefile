@@ -5,7 +5,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 MVN := mvn -B -q -Dstyle.color=never
 JOBS ?= 2
 
-.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick bench-paired accuracy clean
+.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick bench-server bench-paired accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -44,6 +44,10 @@ bench: all
 
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
+
+# The server phase alone: Jetty under paced wrk load, every profiler, 3 rounds (~10 min); bench/out/RESULTS-server.md.
+bench-server: all
+	@python3 bench/run_bench.py --build $(BUILD) --server
 
 # Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
 bench-paired: all

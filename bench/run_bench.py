@@ -7,11 +7,13 @@ fixed-work CPU-bound mix, thread-heavy and library workloads (H2, Jackson, Lucen
 cost of one sample beside the platform floor (an empty handler receiving the same perf signals,
 bench/floor/floor.c, same loop); the start-up cost; what jmethodID preloading costs on a
 class-loading-heavy start-up; the wall sampler on 500 idle threads; agent memory of 1-minute
-recordings. Writes bench/results/RESULTS.md (bench/out/RESULTS-quick.md with --quick) and the raw
-runs to bench/out/bench-<mode>-<time>.json.
+recordings; a Jetty server under paced wrk load (issue 14). Writes bench/results/RESULTS.md
+(bench/out/RESULTS-quick.md with --quick, bench/out/RESULTS-server.md with --server) and the raw runs
+to bench/out/bench-<mode>-<time>.json.
 
     python3 bench/run_bench.py --build build            # full: ~35-43 min (README: durations)
     python3 bench/run_bench.py --build build --quick    # quick: ~4.5 min
+    python3 bench/run_bench.py --build build --server   # the server phase alone, 3 rounds: ~9 min
     python3 bench/run_bench.py --render bench/out/bench-quick-….json --results FILE   # markdown only
 
 The harness lives in bench/harness/: configs (what runs, as data), runner (runs it), summary (runs in,
@@ -23,14 +25,15 @@ import json
 import os
 import sys
 
-from harness import configs, procs, results, summary
+from harness import configs, procs, results, serverdrive, summary
 from harness.configs import DEFAULTS, NOSIG
 from harness.procs import OUT, REPO, log
 from harness.runner import Bench
 
 
 def parse_args():
-    full, quick = DEFAULTS["full"], DEFAULTS["quick"]
+    full, quick, server = DEFAULTS["full"], DEFAULTS["quick"], DEFAULTS["server"]
+    pace = serverdrive.DEFAULTS
 
     def both(key):
         return "default %d, quick %d" % (full[key], quick[key])
@@ -40,8 +43,12 @@ def parse_args():
     ap.add_argument("--quick", action="store_true",
                     help="%d rounds, cpu-mix only, at 1 ms and 100 us; writes %s" % (
                         quick["reps"], os.path.relpath(results.default_results("quick"), REPO)))
+    ap.add_argument("--server", action="store_true",
+                    help="only the server phase, %d rounds; writes %s" % (
+                        server["reps"], os.path.relpath(results.default_results("server"), REPO)))
     ap.add_argument("--jdk", help="JDK home or java binary, or 17 or 25 (default: %s)" % procs.DEFAULT_JAVA)
-    ap.add_argument("--reps", type=int, help="measured rounds after the warm-up (%s)" % both("reps"))
+    ap.add_argument("--reps", type=int, help="measured rounds after the warm-up (%s, server %d)" % (
+        both("reps"), server["reps"]))
     ap.add_argument("--startup-reps", type=int, help="hello rounds (%s)" % both("startup_reps"))
     ap.add_argument("--classload-reps", type=int, help="class-loading rounds (%s)" % both("classload_reps"))
     ap.add_argument("--results", help="markdown output (default %s, quick: %s)" % (
@@ -67,8 +74,16 @@ def parse_args():
     ap.add_argument("--configs", help="comma-separated configs of the overhead loop (default: all; quick: a subset); "
                                       "none, 10ms, 1ms, 100us (candor cpu; INTERVAL-WALK for another walker, e.g. "
                                       "100us-agct), " + ", ".join(configs.PEERS))
-    ap.add_argument("--skip", default="", help="comma-separated phases to skip: startup, classload, manythreads, "
-                                               "memory (the memory phase never runs with --quick)")
+    ap.add_argument("--skip", default="", help="comma-separated phases to skip: overhead, startup, classload, "
+                                               "manythreads, memory, server (the memory and server phases never run "
+                                               "with --quick)")
+    ap.add_argument("--server-configs", help="configs of the server phase (default: %s; JFR CPUTimeSample on JDK 25 "
+                                             "only)" % ",".join(configs.CONFIG_SETS["server"]))
+    ap.add_argument("--server-warmup", type=int, help="warm-up under load per server run, s (default %d)" % pace["warmup_s"])
+    ap.add_argument("--server-seconds", type=int, help="measured load per server run, s (default %d)" % pace["seconds"])
+    ap.add_argument("--server-think-ms", type=int, help="think time of each wrk connection after a response, ms "
+                                                        "(default %d, with %d connections)" % (
+                                                            pace["think_ms"], pace["connections"]))
     ap.add_argument("--floor-work", type=int, default=1_500_000_000, help="floor loop iterations (~2.7 s here)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--quiet-cpus", type=float, default=0.3,
@@ -111,7 +126,9 @@ def main():
     if args.render:
         render_only(args.render, args.results)
         return
-    mode = "quick" if args.quick else "full"
+    if args.quick and args.server:
+        sys.exit("run_bench: --quick and --server are two modes; give one")
+    mode = "server" if args.server else ("quick" if args.quick else "full")
     budget = args.quiet_budget if args.quiet_budget is not None else DEFAULTS[mode]["quiet_budget"]
     Bench(args, procs.QuietGate(args.quiet_cpus, args.quiet_wait, budget)).main()
 

@@ -13,7 +13,7 @@ NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a
 WALKS = ("agct", "vm", "remote", "copy")
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
-AP_VERSION = "4.1"
+AP_VERSION = "4.6"
 
 # Configs other than candor's cpu engine. kind: candor-wall (candor event=wall), ap (async-profiler), jfr (JDK
 # Flight Recorder). "floor": the INTERVALS key whose platform floor the cost per sample is set beside.
@@ -49,7 +49,15 @@ CONFIG_SETS = {
     "lib": ["none", "1ms", "1ms-agct", "ap-cpu-1ms-nocs"],
     # the memory phase (issue 7: agent memory of a 1-minute 1 ms recording of the library workloads)
     "memory": ["none", "1ms", "ap-cpu-1ms-nocs", "jfr-1ms"],
+    # the server phase (issue 14): the Jetty workload under paced wrk load; ap-cpu-1ms is the reference profile
+    "server": ["none", "1ms", "100us", "ap-cpu-1ms", "ap-cpu-1ms-nocs", "ap-cpu-100us-nocs", "jfr-profile",
+               "jfr-cputime-1ms"],
 }
+
+# The server phase: async-profiler's default profile at 1 ms is what every other profile is compared with;
+# candor's config there that the targets judge.
+SERVER_REFERENCE = "ap-cpu-1ms"
+SERVER_CANDOR = "1ms"
 
 # the line every library workload prints: its own wall and process CPU time
 SELF_RE = r"loops=(\d+) elapsed_ms=(\d+) cpu_ms=(-?\d+) thread_cpu_ms=(\d+)"
@@ -92,12 +100,13 @@ WORKLOADS = [
 ]
 LIB_WORKLOADS = [w["name"] for w in WORKLOADS if w["group"] == "lib"]
 
-# Defaults that depend on the mode (--quick or not).
+# Defaults that depend on the mode (--quick, --server, or neither: full).
 DEFAULTS = {
     "full":  {"reps": 5, "startup_reps": 10, "classload_reps": 10, "manythreads_reps": 3, "quiet_budget": 120,
               "classload_configs": ["none", "10ms", "loaded", "dns"], "floor_extra": ["100us" + NOSIG]},
     "quick": {"reps": 3, "startup_reps": 3, "classload_reps": 3, "manythreads_reps": 2, "quiet_budget": 30,
               "classload_configs": ["none", "10ms"], "floor_extra": []},
+    "server": {"reps": 3, "quiet_budget": 60, "floor_extra": []},
 }
 DEFAULT_JVM_OPTS = ["-Xms1g", "-Xmx1g"]
 

@@ -6,12 +6,8 @@ import os
 from . import configs, targets
 from .configs import NOSIG, config_label
 from .procs import BENCH
-from .summary import median
-from .targets import f1
-
-
-def f3(x):
-    return "–" if x is None else "%.3f" % x
+from .summary import median, ratio
+from .targets import f1, f3
 
 
 def f2(x):
@@ -44,9 +40,13 @@ def table(header, rows):
 def render_markdown(raw, s, raw_rel, results_path):
     L = header(raw, raw_rel, results_path)
     L += machine(raw)
+    if raw["mode"] == "server":
+        return "\n".join(L + targets_section(s, SERVER_NOTES) + server(raw, s) + anomalies(raw))
     L += targets_section(s)
     L += charts(raw, results_path)
     L += overhead(raw, s)
+    if s.get("server"):
+        L += server(raw, s)
     L += memory(raw, s)
     L += floor(raw, s)
     L += startup(s)
@@ -60,14 +60,17 @@ def measured_runs(raw, key):
     return [r[key] for r in raw["runs"] if not r["warmup"] and r.get(key) is not None]
 
 
+TITLES = {"quick": "# candor overhead benchmark (quick mode)", "server": "# candor server benchmark (Jetty under paced load)"}
+
+
 def header(raw, raw_rel, results_path):
     m = raw["machine"]
-    quick = raw["mode"] == "quick"
+    mode = raw["mode"]
     readme = os.path.relpath(os.path.join(BENCH, "README.md"), os.path.dirname(os.path.abspath(results_path)))
-    L = ["# candor overhead benchmark%s" % (" (quick mode)" if quick else ""), ""]
+    L = [TITLES.get(mode, "# candor overhead benchmark"), ""]
     L.append("Written by `bench/run_bench.py%s` on %s (%.0f s of runs). Raw runs (gitignored): `%s`. "
              "How to run it and what every figure means: [bench/README.md](%s)." % (
-                 " --quick" if quick else "", raw["started"][:16].replace("T", " ") + " UTC",
+                 "" if mode == "full" else " --" + mode, raw["started"][:16].replace("T", " ") + " UTC",
                  raw["elapsed_s"], raw_rel, readme))
     L.append("")
     bgs = measured_runs(raw, "background_cpus")
@@ -110,10 +113,12 @@ def machine(raw):
     return L
 
 
-def targets_section(s):
-    L = ["## Targets (issues 2 and 7)", ""]
+def targets_section(s, notes=None):
+    L = ["## Targets (issue 14)" if notes else "## Targets (issues 2 and 7)", ""]
     L += table(["target", "measured", "verdict"], [list(r) for r in targets.evaluate(s)])
     L.append("")
+    if notes:
+        return L + notes + [""]
     L.append("*Java stacks* counts candor's named failures (mostly `unknown_java`: pcs in stubs and intrinsics "
              "that AsyncGetCallTrace cannot map) as not Java. *Requested samples* is candor's own "
              "`samples_per_cpu_second` (per CPU-second of the sampled threads). With many threads each one loses "
@@ -384,8 +389,72 @@ def anomalies(raw):
     if raw["anomalies"]:
         L += ["- " + a.replace("\n", " ").replace("|", "\\|") for a in raw["anomalies"]]
     else:
-        L.append("None: every JVM exited 0, every stats file had `ticks = recorded + dropped + Σ failures`, the "
-                 "cpu engine at the requested interval, within %.0f%% of the requested samples per CPU-second." % (
-                     targets.RATE_TOLERANCE * 100))
+        checked = "the cpu engine at the requested interval, within %.0f%% of the requested samples per CPU-second" % (
+            targets.RATE_TOLERANCE * 100)
+        if any(r["kind"] == "server" for r in raw["runs"]):
+            checked = checked.replace(", within", " (and, outside the server phase, whose table sets the rate beside "
+                                                   "its target, within") + "); wrk got a 2xx answer to every request"
+        L.append("None: every JVM exited 0, every stats file had `ticks = recorded + dropped + Σ failures`, %s." % checked)
     L.append("")
     return L
+
+
+SERVER_NOTES = [
+    "The overlap target compares candor's profile of the server with async-profiler's default one (native and "
+    "kernel frames included) and asks for at least the agreement of two async-profiler runs with each other. The "
+    "sample-rate target counts every sample of the Java threads per CPU-second of those threads, system time "
+    "included: a profiler that cannot sample in the kernel loses the server's system time."]
+
+
+def server(raw, s):
+    srv = s.get("server")
+    if not srv:
+        return []
+    pace = raw.get("server_pacing") or {}
+    ref = config_label(srv["reference"])
+    rows = srv["rows"]
+    L = ["## Server under load: Jetty and wrk (issue 14)", ""]
+    L.append("`candor-bench-workloads.jar jetty` (Jetty 12, a pool of %s threads; endpoints doing JSON, regex, SHA-256 "
+             "and a mix) loaded by wrk with `bench/server/pace.lua` on 127.0.0.1: %s connections, each waiting %s ms "
+             "after every response, %s s of warm-up, then %s s measured; %d alternating rounds, medians [min–max]. "
+             "The server measures the window itself: requests served and its process CPU (user + system, every "
+             "thread: JIT, GC and the profiler's own included), hence *CPU / request*. *Samples / Java-thread CPU-s*: "
+             "the samples of the Java threads (candor's ticks; async-profiler's samples of the threads that ran Java "
+             "code; JFR's sample events) over the CPU time of the server's Java threads (ThreadMXBean, the whole run "
+             "like the samples). *Kernel share*: samples with a kernel frame (`_[k]`, or candor's "
+             "`[kernel_unsampled]`); *native share*: samples whose leaf is a native C/C++ frame; both of the Java "
+             "threads' samples in the collapsed output (JFR records Java frames only: –). *Overlap*: `candor compare`'s "
+             "overlap(A,B) of the run's profile with %s's of the same round (async-profiler's Java frames renamed as "
+             "candor names them, its threads that never ran Java code left out); %s's own row compares each of its "
+             "runs with the next round's, the run-to-run baseline." % (
+                 pace.get("threads", "?"), pace.get("connections", "?"), pace.get("think_ms", "?"),
+                 pace.get("warmup_s", "?"), pace.get("seconds", "?"), max(e["n"] for e in rows.values()), ref, ref))
+    L.append("")
+    out = []
+    for cfg, e in rows.items():
+        sampled = cfg != "none"
+        out.append([
+            config_label(cfg), "%.0f" % e["requests_per_s"], f2(e["server_cpus"]),
+            "%s [%s–%s]" % (f1(e["cpu_us_per_request"]), f1(e["cpu_us_min"]), f1(e["cpu_us_max"])),
+            "%s [%s … %s]" % (pct(e["ratio"]), pct(e["ratio_min"]), pct(e["ratio_max"])) if sampled else None,
+            "%s / %s" % (f1(e["user_us_per_request"]), f1(e["sys_us_per_request"])),
+            "%s (%s)" % (f1(e.get("samples_per_cpu_s")), "%.0f" % e["requested_per_cpu_s"]
+                         if e.get("requested_per_cpu_s") else "–") if sampled else None,
+            share(ratio(e.get("samples_per_cpu_s"), e.get("requested_per_cpu_s"))) if sampled else None,
+            share(e.get("kernel_share")) if sampled else None, share(e.get("native_share")) if sampled else None,
+            ("%s [%s–%s]" % (f3(e.get("overlap_ref")), f3(e.get("overlap_min")), f3(e.get("overlap_max")))
+             if e.get("overlap_ref") is not None else "–") if sampled else None,
+            "%s / %s" % (f2(e.get("latency_p50_ms")), f2(e.get("latency_p99_ms")))])
+    L += table(["config", "requests/s", "server CPUs", "CPU / request µs", "vs none", "user / sys µs per request",
+                "samples / Java-thread CPU-s (requested)", "% of requested", "kernel share", "native share",
+                "overlap with %s" % ref, "wrk p50 / p99 ms"], out)
+    L.append("")
+    L.append("Process CPU of a whole run (start-up, warm-up, exit: rusage), and the CPU of the Java threads the "
+             "samples are counted against (median): " + "; ".join("%s %s s / %s s" % (
+                 config_label(c), f1(e["process_cpu_s"]), f1(e["java_cpu_s"])) for c, e in rows.items()) + ".")
+    L.append("")
+    return L
+
+
+def share(x):
+    return "–" if x is None else "%.1f%%" % (x * 100)

@@ -60,7 +60,8 @@ def publish(raw, summary, raw_path, results, charts_from=None):
     raw["summary"] = summary
     if charts_from:
         write_raw(raw, charts_from, indent=None)
-    raw["charts"] = make_charts(charts_from or raw_path, chart_dir(results))
+    # (the server mode has no chart: its figures are one table)
+    raw["charts"] = None if raw["mode"] == "server" else make_charts(charts_from or raw_path, chart_dir(results))
     md = render_markdown(raw, summary, os.path.relpath(os.path.abspath(raw_path), REPO), results)
     with open(results, "w") as f:
         f.write(md)

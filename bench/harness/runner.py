@@ -5,10 +5,12 @@ import datetime
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import time
 
-from . import configs, machine, peers, procs, results, summary, targets
+from . import configs, machine, peers, procs, profiles, results, serverdrive, summary, targets
 from .configs import INTERVALS, NOSIG, PEERS, SELF_RE, candor_interval, candor_walk
 from .procs import OUT, REPO, log, run_measured
 from .render import fmt_ms
@@ -18,7 +20,7 @@ class Bench:
     def __init__(self, args, gate):
         self.args = args
         self.gate = gate
-        self.mode = "quick" if args.quick else "full"
+        self.mode = "server" if args.server else ("quick" if args.quick else "full")
         self.defaults = configs.DEFAULTS[self.mode]
         self.java = procs.resolve_java(args.jdk)
         self.build = os.path.abspath(args.build)
@@ -36,10 +38,12 @@ class Bench:
 
     # -- one run of each kind --
 
-    def profiler_args(self, name, cfg, tag):
-        """JVM options and output reader of config cfg for one run of workload `name` (see peers.Profilers)."""
+    def profiler_args(self, name, cfg, tag, per_round=False):
+        """JVM options and output reader of config cfg for one run of workload `name` (see peers.Profilers).
+        candor's profile is kept per workload and config (the last round's), per round with per_round."""
+        profile = "%s-%s-%s" % (name, cfg, tag) if per_round else "%s-%s" % (name, cfg)
         return self.profilers.args(cfg, os.path.join(OUT, "peers", "%s-%s-%s" % (name, cfg, tag)),
-                                   collapsed=os.path.join(OUT, "collapsed", "%s-%s.collapsed" % (name, cfg)),
+                                   collapsed=os.path.join(OUT, "collapsed", profile + ".collapsed"),
                                    stats=os.path.join(OUT, "runs", "%s-%s-%s.json" % (name, cfg, tag)))
 
     def run_workload(self, wl, cfg, rnd, warmup):
@@ -122,8 +126,10 @@ class Bench:
             self.anomaly("%s: walker %r, expected %s" % (what, s.get("walker"), candor_walk(r["config"])))
         req, got = s.get("requested_per_cpu_second"), s.get("samples_per_cpu_second")
         tol = targets.RATE_TOLERANCE
-        # (short runs are exempt: every thread loses up to one interval of CPU that never elapses)
-        if req and got is not None and ticks >= 500 and not ((1 - tol) * req <= got <= (1 + tol) * req):
+        # (short runs are exempt: every thread loses up to one interval of CPU that never elapses; the server's
+        # table sets its rate beside the target itself)
+        if req and got is not None and ticks >= 500 and r["kind"] != "server" \
+                and not ((1 - tol) * req <= got <= (1 + tol) * req):
             self.anomaly("%s: %.0f samples per CPU-second, %.0f requested" % (what, got, req))
         if ticks and s.get("recorded", 0) < 0.5 * ticks:
             self.anomaly("%s: only %d of %d ticks recorded" % (what, s.get("recorded", 0), ticks))
@@ -247,6 +253,78 @@ class Bench:
                         n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"], r["maxrss_kb"] / 1024,
                         r.get("self_loops", "?"), sampled(r)))
 
+    def server_phase(self, cfgs, reps):
+        """The Jetty workload under paced wrk load (issue 14), every config in alternating rounds (no warm-up
+        round: every run warms up under load first), then each profile compared with async-profiler's."""
+        total = reps * len(cfgs)
+        for rnd in range(1, reps + 1):
+            log("server round %d/%d (load %.2f)" % (rnd, reps, os.getloadavg()[0]))
+            for i, cfg in enumerate(cfgs):
+                r = self.run_server(cfg, rnd)
+                sv = r.get("server") or {}
+                log("  [%2d/%d] jetty %-17s %6d requests  %6.1f µs/request  %.2f server CPUs%s" % (
+                    (rnd - 1) * len(cfgs) + i + 1, total, cfg, sv.get("requests", 0),
+                    sv.get("cpu_us_per_request") or 0, sv["cpu_s"] / sv["window_s"] if sv.get("window_s") else 0,
+                    sampled(r)))
+        self.server_overlaps([r for r in self.runs if r["kind"] == "server"])
+
+    def run_server(self, cfg, rnd):
+        tag = "r%d" % rnd
+        pace = self.pacing
+        work = os.path.join(OUT, "server", "%s-%s" % (cfg, tag))
+        serverdrive.prepare(work)
+        args, reader = self.profiler_args("jetty", cfg, tag, per_round=True)
+        cmd = self.jvm_base() + args + serverdrive.jetty_argv(self.wjar, work, pace["threads"])
+
+        def load(proc, _):
+            with open(os.path.join(OUT, "logs", "jetty-%s-%s.wrk.log" % (cfg, tag)), "wb") as wrk_log:
+                return serverdrive.drive(proc, work, pace["warmup_s"], pace["seconds"], pace["connections"],
+                                         pace["think_ms"], self.wrk, wrk_log)
+        r = self.run(cmd, "jetty-%s-%s" % (cfg, tag), timeout=pace["warmup_s"] + pace["seconds"] + 300, during=load)
+        r.update(kind="server", workload="jetty", config=cfg, round=rnd, warmup=False,
+                 kernel_sampling_allowed=self.kernel_sampling_allowed)
+        w = r.get("wrk") or {}
+        if r.get("error"):
+            self.anomaly("jetty/%s round %d: %s" % (cfg, rnd, r["error"]))
+        elif w.get("non_2xx") or w.get("socket_errors"):
+            self.anomaly("jetty/%s round %d: wrk saw %d non-2xx responses, %d socket errors" % (
+                cfg, rnd, w.get("non_2xx", 0), w.get("socket_errors", 0)))
+        self.read_outputs(r, reader)
+        if (r.get("profile") or "").endswith(".collapsed"):
+            r["shares"] = profiles.shares(r["profile"])
+        self.runs.append(r)
+        return r
+
+    def server_overlaps(self, runs):
+        """candor compare's overlap of every run's profile with the reference profile (async-profiler's default)
+        of the same round; the reference's own runs with the next round's (cyclic): the run-to-run baseline."""
+        ref = {r["round"]: r for r in runs if r["config"] == configs.SERVER_REFERENCE and r.get("profile")}
+        rounds = sorted(ref)
+        for r in runs:
+            if not r.get("profile") or not os.path.exists(r["profile"]):
+                continue
+            if r["config"] == configs.SERVER_REFERENCE:
+                other = ref[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if len(rounds) > 1 else None
+            else:
+                other = ref.get(r["round"])
+            if other:
+                r["overlap_ref"] = self.overlap(r, other)
+                r["overlap_ref_round"] = other["round"]
+        log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
+            "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
+            for r in runs if "overlap_ref" in r)))
+
+    def overlap(self, a, b):
+        """overlap(A,B) as `candor compare` prints it, of two runs' profiles."""
+        cmd = [self.java, "-jar", self.candor_jar, "compare", compare_input(a), compare_input(b)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        m = re.search(r"^overlap\(A,B\)\s+(-?[\d.]+)", p.stdout, re.M)
+        if not m:
+            self.anomaly("candor compare of %s and %s failed (exit %d): %s" % (
+                os.path.basename(cmd[-2]), os.path.basename(cmd[-1]), p.returncode, (p.stderr or p.stdout)[-300:]))
+            return None
+        return float(m.group(1))
+
     def probe(self):
         """One short run with the agent, to fail early (and clearly) if it does not work."""
         stats = peers.remove(os.path.join(OUT, "runs", "probe.json"))
@@ -299,43 +377,53 @@ class Bench:
         self.lib = procs.snapshot(self.lib)
         if not os.path.exists(self.java):
             sys.exit("run_bench: no java at %s" % self.java)
-        self.floor = procs.build_floor(a.cc)
         procs.ensure_workloads_jar()
         self.wjar = procs.snapshot(procs.WORKLOADS_JAR)
         self.feature = machine.java_feature(self.java)
+        server = self.mode == "server"
+        d = self.defaults
+        reps = a.reps or d["reps"]
 
-        workloads = self.workloads(os.path.join(self.build, "candor-demo.jar"))
-        cfgs = self.runnable(a.configs.split(",") if a.configs else configs.CONFIG_SETS[self.mode])
+        # what runs: the overhead loop's workloads and configs, the memory and server phases' configs
         skip = set(a.skip.split(",")) if a.skip else set()
+        if server:
+            skip |= {"overhead", "startup", "classload", "manythreads", "memory"}
         if a.quick:
-            skip.add("memory")  # 4+ minutes: does not fit the quick budget
+            skip |= {"memory", "server"}  # minutes each: they do not fit the quick budget
+        workloads = [] if server else self.workloads(os.path.join(self.build, "candor-demo.jar"))
+        cfgs = [] if server else self.runnable(a.configs.split(",") if a.configs else configs.CONFIG_SETS[self.mode])
         memory_cfgs = [] if "memory" in skip else self.runnable(
             a.memory_configs.split(",") if a.memory_configs else configs.CONFIG_SETS["memory"])
+        server_cfgs = [] if "server" in skip else self.runnable(
+            a.server_configs.split(",") if a.server_configs else configs.CONFIG_SETS["server"])
+        if server_cfgs:
+            self.prepare_server()
         ap_lib = None
-        if any(configs.kind(c) == "ap" for c in cfgs + memory_cfgs):
+        if any(configs.kind(c) == "ap" for c in cfgs + memory_cfgs + server_cfgs):
             ap_lib = peers.fetch_async_profiler()
             if not ap_lib:
                 self.anomaly("async-profiler %s not found in Maven Central / ~/.m2: its rows were skipped" %
                              configs.AP_VERSION)
-                cfgs = [c for c in cfgs if configs.kind(c) != "ap"]
-                memory_cfgs = [c for c in memory_cfgs if configs.kind(c) != "ap"]
-        jfcs = {c: peers.jfc_for(self.java, c) for c in cfgs + memory_cfgs if configs.kind(c) == "jfr"}
+                cfgs, memory_cfgs, server_cfgs = ([c for c in x if configs.kind(c) != "ap"]
+                                                  for x in (cfgs, memory_cfgs, server_cfgs))
+        jfcs = {c: peers.jfc_for(self.java, c) for c in cfgs + memory_cfgs + server_cfgs if configs.kind(c) == "jfr"}
         self.profilers = peers.Profilers(self.java, self.lib, ap_lib, jfcs)
-        d = self.defaults
-        reps = a.reps or d["reps"]
 
         self.machine = machine.describe(self.java, self.lib)
         self.machine["peers"] = "async-profiler %s (tools.profiler:async-profiler, Maven Central)%s; JFR of the JDK above" % (
             configs.AP_VERSION, "" if ap_lib else " – not run")
+        self.kernel_sampling_allowed = os.geteuid() == 0 or self.machine["perf_event_paranoid"] in ("-1", "0", "1")
         started = datetime.datetime.now(datetime.timezone.utc)
         log("candor bench (%s): %s, %s, %s vCPUs, kernel %s" % (
             self.mode, self.machine["java_version"], self.machine["cpu_model"], self.machine["nproc"],
             self.machine["kernel"]))
         self.probe()
         t0 = time.monotonic()
-        log("== overhead: %s x %s, %d rounds after a warm-up round" % ([w["name"] for w in workloads], cfgs, reps))
         floor_extra = d["floor_extra"]
-        self.overhead_phase(workloads, cfgs, reps, floor_extra)
+        if "overhead" not in skip:
+            self.floor = procs.build_floor(a.cc)
+            log("== overhead: %s x %s, %d rounds after a warm-up round" % ([w["name"] for w in workloads], cfgs, reps))
+            self.overhead_phase(workloads, cfgs, reps, floor_extra)
         if "startup" not in skip:
             n = a.startup_reps or d["startup_reps"]
             log("== start-up cost: hello with and without -agentpath:...=start, %d rounds" % n)
@@ -353,6 +441,10 @@ class Bench:
             log("== agent memory: %s x %s, %d s each, %d round(s)" % (
                 mem_names, memory_cfgs, a.memory_seconds, a.memory_reps))
             self.memory_phase(mem_names, memory_cfgs, a.memory_reps, a.memory_seconds)
+        if server_cfgs:
+            log("== server: jetty x %s, %d rounds of %d s warm-up + %d s measured" % (
+                server_cfgs, reps, self.pacing["warmup_s"], self.pacing["seconds"]))
+            self.server_phase(server_cfgs, reps)
         elapsed = time.monotonic() - t0
 
         summary_configs = cfgs + floor_extra
@@ -360,7 +452,8 @@ class Bench:
         raw = {
             "mode": self.mode, "started": started.isoformat(), "elapsed_s": elapsed, "machine": self.machine,
             "args": vars(a), "workloads": workloads, "configs": cfgs, "summary_configs": summary_configs,
-            "reps": reps, "memory_configs": memory_cfgs, "quiet_gate": self.gate.describe(),
+            "reps": reps, "memory_configs": memory_cfgs, "server_configs": server_cfgs,
+            "server_pacing": getattr(self, "pacing", None), "quiet_gate": self.gate.describe(),
             "summary": s, "anomalies": self.anomalies, "runs": self.runs,
             "labels": {c: configs.config_label(c) for c in summary_configs},
         }
@@ -372,9 +465,30 @@ class Bench:
         log(md)
         log("wrote %s and %s (%.0f s)" % (os.path.relpath(out, REPO), os.path.relpath(raw_path, REPO), elapsed))
 
+    def prepare_server(self):
+        """wrk, the candor CLI for `candor compare`, the pacing of this run."""
+        self.wrk = shutil.which("wrk")
+        if not self.wrk:
+            sys.exit("run_bench: wrk not found (Debian package wrk; `make deps` installs it)")
+        cli = os.path.join(self.build, "candor.jar")
+        if not os.path.exists(cli):
+            sys.exit("run_bench: %s not found; run `make tools` first" % cli)
+        self.candor_jar = procs.snapshot(cli)
+        self.pacing = dict(serverdrive.DEFAULTS)
+        for key, option in (("warmup_s", "server_warmup"), ("seconds", "server_seconds"), ("think_ms", "server_think_ms")):
+            if getattr(self.args, option, None) is not None:
+                self.pacing[key] = getattr(self.args, option)
 
 def sampled(r):
     """What a run's profiler counted, for the progress lines."""
     s, pr = r.get("stats") or {}, r.get("peer") or {}
     return ("  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else "") + (
         "  samples %d java %d" % (pr.get("samples", 0), pr.get("java", 0)) if pr else "")
+
+
+def compare_input(r):
+    """The file `candor compare` reads for a run: async-profiler's collapsed output rewritten in candor's frame
+    names (profiles.for_compare), any other profile as it is."""
+    if configs.kind(r["config"]) == "ap":
+        return profiles.for_compare(r["profile"], r["profile"][:-len(".collapsed")] + ".compare.collapsed")
+    return r["profile"]

@@ -81,6 +81,9 @@ def summarize(runs, workload_names, cfgs):
     out["startup"] = startup(measured)
     out["classload"] = classload(measured)
     out["memory"] = memory(measured)
+    srv = server(measured)
+    if srv:
+        out["server"] = srv
     return out
 
 
@@ -331,3 +334,60 @@ def memory(measured):
             rows[cfg] = e
         out[wl] = rows
     return out
+
+
+def java_thread_samples(r):
+    """The samples a profiler took of the server's Java threads: candor's ticks, async-profiler's samples on
+    threads that ran Java code, JFR's sample events."""
+    if r.get("stats"):
+        return r["stats"].get("ticks")
+    p = r.get("peer") or {}
+    return p.get("java_thread_samples", p.get("samples"))
+
+
+def ratio(x, y):
+    return x / y if x is not None and y else None
+
+
+def server(measured):
+    """The Jetty workload under paced load (issue 14): per config, the server's own CPU per request in the
+    measured window, what the profiler sampled per CPU-second of the Java threads, the share of samples in
+    the kernel and with a native leaf, and the overlap of its profile with async-profiler's default one."""
+    runs = [r for r in measured if r["kind"] == "server" and r.get("server") and r["server"].get("requests")]
+    if not runs:
+        return None
+    base = median(r["server"]["cpu_us_per_request"] for r in runs if r["config"] == "none")
+    rows = {}
+    for cfg in dict.fromkeys(r["config"] for r in runs):
+        rs = [r for r in runs if r["config"] == cfg]
+        sv = [r["server"] for r in rs]
+        per_request = [x["cpu_us_per_request"] for x in sv]
+        floor_key = configs.floor_interval(cfg)
+        e = {
+            "n": len(rs),
+            "requests_per_s": median(x["requests"] / x["window_s"] for x in sv),
+            "server_cpus": median(x["cpu_s"] / x["window_s"] for x in sv),
+            "cpu_us_per_request": median(per_request), "cpu_us_min": min(per_request), "cpu_us_max": max(per_request),
+            "user_us_per_request": median(x["user_s"] / x["requests"] * 1e6 for x in sv),
+            "sys_us_per_request": median(x["sys_s"] / x["requests"] * 1e6 for x in sv),
+            "ratio": ratio(median(per_request), base), "ratio_min": ratio(min(per_request), base),
+            "ratio_max": ratio(max(per_request), base),
+            "latency_p50_ms": median((r.get("wrk") or {}).get("latency_p50_ms") for r in rs),
+            "latency_p99_ms": median((r.get("wrk") or {}).get("latency_p99_ms") for r in rs),
+            "java_cpu_s": median(x["java_threads_cpu_s"] for x in sv),
+            "process_cpu_s": median(r["cpu_s"] for r in rs),
+            "background_cpus": median(r.get("background_cpus") for r in rs),
+            "kernel_sampling_allowed": all(r.get("kernel_sampling_allowed") for r in rs),
+        }
+        if cfg != "none":
+            e["samples"] = median(java_thread_samples(r) for r in rs)
+            e["samples_per_cpu_s"] = median(ratio(java_thread_samples(r), r["server"]["java_threads_cpu_s"]) for r in rs)
+            e["requested_per_cpu_s"] = 1e9 / configs.INTERVALS[floor_key] if floor_key in configs.INTERVALS else None
+            e["kernel_share"] = median(ratio(r["shares"]["kernel"], r["shares"]["samples"]) for r in rs if r.get("shares"))
+            e["native_share"] = median(ratio(r["shares"]["native"], r["shares"]["samples"]) for r in rs if r.get("shares"))
+            e["overlap_ref"] = median(r.get("overlap_ref") for r in rs)
+            overlaps = [r["overlap_ref"] for r in rs if r.get("overlap_ref") is not None]
+            if overlaps:
+                e["overlap_min"], e["overlap_max"] = min(overlaps), max(overlaps)
+        rows[cfg] = e
+    return {"reference": configs.SERVER_REFERENCE, "rows": rows}

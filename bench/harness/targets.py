@@ -1,4 +1,4 @@
-"""The targets of issues 2 and 7, as one table that both decides and words every verdict.
+"""The targets of issues 2, 7 and 14, as one table that both decides and words every verdict.
 
 A target has a name, the text of its row (a format string), the limit it holds the measurement to,
 the scope it is judged over and a judge: judge(target, **scope) -> the rows it contributes, each
@@ -10,7 +10,7 @@ and interval stay together). Pure: summary in, rows out.
 import collections
 import itertools
 
-from .configs import config_label
+from .configs import SERVER_CANDOR, config_label
 
 Row = collections.namedtuple("Row", "target measured verdict")
 Target = collections.namedtuple("Target", "name text limit scope judge")
@@ -23,6 +23,10 @@ RATE_TOLERANCE = 0.2          # a run's samples per CPU-second this far from the
 
 def f1(x):
     return "–" if x is None else "%.1f" % x
+
+
+def f3(x):
+    return "–" if x is None else "%.3f" % x
 
 
 def pct(limit):
@@ -117,6 +121,30 @@ def judge_startup(t, st):
                 "PASS" if st["cost_cpu_s"] <= t.limit else "MISS")]
 
 
+def judge_server_overlap(t, srv, cfg):
+    ref = srv["reference"]
+    e, base = srv["rows"].get(cfg) or {}, srv["rows"].get(ref) or {}
+    text = t.text.format(cfg=config_label(cfg), ref=config_label(ref))
+    mine, theirs = e.get("overlap_ref"), base.get("overlap_ref")
+    if mine is None or theirs is None:
+        return [Row(text, "overlap %s vs %s" % (f3(mine), f3(theirs)), "INCONCLUSIVE")]
+    return [Row(text, "overlap %.3f vs %.3f (%s with itself, adjacent rounds)" % (mine, theirs, config_label(ref)),
+                "PASS" if mine >= theirs else "MISS")]
+
+
+def judge_server_rate(t, srv, cfg):
+    e = srv["rows"].get(cfg) or {}
+    req, got = e.get("requested_per_cpu_s"), e.get("samples_per_cpu_s")
+    if not req or got is None:
+        return []
+    measured = "%.0f of %.0f (%.1f%%)" % (got, req, got / req * 100)
+    if not e.get("kernel_sampling_allowed"):
+        return [Row(t.text.format(cfg=config_label(cfg), pct=pct(t.limit)), measured,
+                    "not judged: kernel sampling not allowed here")]
+    return [Row(t.text.format(cfg=config_label(cfg), pct=pct(t.limit)), measured,
+                "PASS" if got >= t.limit * req else "MISS")]
+
+
 TARGETS = (
     Target("floor", "{wl} at {cfg}: cost per sample ≤ {limit:.1f}× the floor", 1.3, "interval", judge_floor),
     Target("below-peer", "{wl} at {cfg}: cost per sample below {peer}'s", None, "costed", judge_peers),
@@ -130,6 +158,10 @@ TARGETS = (
     Target("memory", "**agent memory ≤ {limit} MB RSS on top of the JVM, 1-minute 1 ms recording of the library "
            "workloads** (`{wl}`, {seconds:.0f} s)", MEMORY_MB, "memory", judge_memory),
     Target("startup", "start-up cost ≤ {limit:.1f} s CPU", 0.1, "startup", judge_startup),
+    Target("server-overlap", "**jetty server: the profile of {cfg} overlaps {ref}'s at least as much as two runs of "
+           "{ref} do**", None, "server", judge_server_overlap),
+    Target("server-rate", "jetty server, {cfg}: ≥ {pct}% of requested samples per CPU-second of the Java threads "
+           "(where kernel sampling is allowed)", 0.95, "server", judge_server_rate),
 )
 
 
@@ -148,6 +180,8 @@ def scope_items(scope, s):
             yield {"wl": wl, "rows": rows}
     elif scope == "startup" and s.get("startup"):
         yield {"st": s["startup"]}
+    elif scope == "server" and s.get("server"):
+        yield {"srv": s["server"], "cfg": SERVER_CANDOR}
 
 
 def evaluate(s, table=TARGETS):

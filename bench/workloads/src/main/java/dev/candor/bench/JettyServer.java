@@ -126,8 +126,21 @@ final class JettyServer extends Handler.Abstract {
             return true;
         }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-        response.write(true, ByteBuffer.wrap(out), callback);
+        // /admin/stop stops the server only once its answer is written, so that the driver gets it
+        boolean stop = path.equals("/admin/stop");
+        response.write(true, ByteBuffer.wrap(out), stop ? Callback.from(callback, this::stopServer) : callback);
         return true;
+    }
+
+    private void stopServer() {
+        Thread stopper = new Thread(() -> {
+            try {
+                server.stop();
+            } catch (Exception e) {
+                System.out.println("jetty: stop failed: " + e);
+            }
+        }, "jetty-stopper");
+        stopper.start();
     }
 
     private static byte[] serve(String endpoint, byte[] body) throws Exception {
@@ -144,14 +157,6 @@ final class JettyServer extends Handler.Abstract {
             case "mark" -> mark = snapshot();
             case "stop" -> {
                 result = report(mark, snapshot());
-                Thread stopper = new Thread(() -> {
-                    try {
-                        server.stop();
-                    } catch (Exception e) {
-                        System.out.println("jetty: stop failed: " + e);
-                    }
-                }, "jetty-stopper");
-                stopper.start();
                 return result.getBytes(StandardCharsets.UTF_8);
             }
             default -> throw new IllegalArgumentException("admin: mark or stop, not " + what);
