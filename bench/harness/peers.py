@@ -172,3 +172,9 @@ def remove(path):
     if os.path.exists(path):
         os.remove(path)
     return path
+
+def sampled(r):
+    """What a run's profiler counted, for the progress lines."""
+    s, pr = r.get("stats") or {}, r.get("peer") or {}
+    return ("  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else "") + (
+        "  samples %d java %d" % (pr.get("samples", 0), pr.get("java", 0)) if pr else "")

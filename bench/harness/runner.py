@@ -5,15 +5,14 @@ import datetime
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 
-from . import configs, machine, peers, procs, profiles, results, serverdrive, summary, targets
-from .configs import INTERVALS, NOSIG, PEERS, SELF_RE, candor_interval, candor_walk
+from . import configs, machine, peers, procs, results, summary, targets
+from .configs import INTERVALS, NOSIG, SELF_RE, candor_interval, candor_walk
 from .procs import OUT, REPO, log, run_measured
 from .render import fmt_ms
+from .serverphase import ServerPhase
 
 
 class Bench:
@@ -153,7 +152,7 @@ class Bench:
                     r = self.run_workload(wl, cfg, rnd, warmup)
                     n += 1
                     log("  [%3d/%d] %-8s %-17s wall %6.3f s  cpu %6.3f s  rss %4.0f MB%s" % (
-                        n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"], r["maxrss_kb"] / 1024, sampled(r)))
+                        n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"], r["maxrss_kb"] / 1024, peers.sampled(r)))
                 if cfg != "none" and cfg not in INTERVALS:
                     continue
                 f = self.run_floor(cfg, rnd, warmup)
@@ -251,79 +250,7 @@ class Bench:
                     n += 1
                     log("  [%2d/%d] %-14s %-17s wall %6.1f s  cpu %6.1f s  peak rss %6.1f MB  loops %s%s" % (
                         n, total, wl["name"], cfg, r["wall_s"], r["cpu_s"], r["maxrss_kb"] / 1024,
-                        r.get("self_loops", "?"), sampled(r)))
-
-    def server_phase(self, cfgs, reps):
-        """The Jetty workload under paced wrk load (issue 14), every config in alternating rounds (no warm-up
-        round: every run warms up under load first), then each profile compared with async-profiler's."""
-        total = reps * len(cfgs)
-        for rnd in range(1, reps + 1):
-            log("server round %d/%d (load %.2f)" % (rnd, reps, os.getloadavg()[0]))
-            for i, cfg in enumerate(cfgs):
-                r = self.run_server(cfg, rnd)
-                sv = r.get("server") or {}
-                log("  [%2d/%d] jetty %-17s %6d requests  %6.1f µs/request  %.2f server CPUs%s" % (
-                    (rnd - 1) * len(cfgs) + i + 1, total, cfg, sv.get("requests", 0),
-                    sv.get("cpu_us_per_request") or 0, sv["cpu_s"] / sv["window_s"] if sv.get("window_s") else 0,
-                    sampled(r)))
-        self.server_overlaps([r for r in self.runs if r["kind"] == "server"])
-
-    def run_server(self, cfg, rnd):
-        tag = "r%d" % rnd
-        pace = self.pacing
-        work = os.path.join(OUT, "server", "%s-%s" % (cfg, tag))
-        serverdrive.prepare(work)
-        args, reader = self.profiler_args("jetty", cfg, tag, per_round=True)
-        cmd = self.jvm_base() + args + serverdrive.jetty_argv(self.wjar, work, pace["threads"])
-
-        def load(proc, _):
-            with open(os.path.join(OUT, "logs", "jetty-%s-%s.wrk.log" % (cfg, tag)), "wb") as wrk_log:
-                return serverdrive.drive(proc, work, pace["warmup_s"], pace["seconds"], pace["connections"],
-                                         pace["think_ms"], self.wrk, wrk_log)
-        r = self.run(cmd, "jetty-%s-%s" % (cfg, tag), timeout=pace["warmup_s"] + pace["seconds"] + 300, during=load)
-        r.update(kind="server", workload="jetty", config=cfg, round=rnd, warmup=False,
-                 kernel_sampling_allowed=self.kernel_sampling_allowed)
-        w = r.get("wrk") or {}
-        if r.get("error"):
-            self.anomaly("jetty/%s round %d: %s" % (cfg, rnd, r["error"]))
-        elif w.get("non_2xx") or w.get("socket_errors"):
-            self.anomaly("jetty/%s round %d: wrk saw %d non-2xx responses, %d socket errors" % (
-                cfg, rnd, w.get("non_2xx", 0), w.get("socket_errors", 0)))
-        self.read_outputs(r, reader)
-        if (r.get("profile") or "").endswith(".collapsed"):
-            r["shares"] = profiles.shares(r["profile"])
-        self.runs.append(r)
-        return r
-
-    def server_overlaps(self, runs):
-        """candor compare's overlap of every run's profile with the reference profile (async-profiler's default)
-        of the same round; the reference's own runs with the next round's (cyclic): the run-to-run baseline."""
-        ref = {r["round"]: r for r in runs if r["config"] == configs.SERVER_REFERENCE and r.get("profile")}
-        rounds = sorted(ref)
-        for r in runs:
-            if not r.get("profile") or not os.path.exists(r["profile"]):
-                continue
-            if r["config"] == configs.SERVER_REFERENCE:
-                other = ref[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if len(rounds) > 1 else None
-            else:
-                other = ref.get(r["round"])
-            if other:
-                r["overlap_ref"] = self.overlap(r, other)
-                r["overlap_ref_round"] = other["round"]
-        log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
-            "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
-            for r in runs if "overlap_ref" in r)))
-
-    def overlap(self, a, b):
-        """overlap(A,B) as `candor compare` prints it, of two runs' profiles."""
-        cmd = [self.java, "-jar", self.candor_jar, "compare", compare_input(a), compare_input(b)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        m = re.search(r"^overlap\(A,B\)\s+(-?[\d.]+)", p.stdout, re.M)
-        if not m:
-            self.anomaly("candor compare of %s and %s failed (exit %d): %s" % (
-                os.path.basename(cmd[-2]), os.path.basename(cmd[-1]), p.returncode, (p.stderr or p.stdout)[-300:]))
-            return None
-        return float(m.group(1))
+                        r.get("self_loops", "?"), peers.sampled(r)))
 
     def probe(self):
         """One short run with the agent, to fail early (and clearly) if it does not work."""
@@ -396,8 +323,7 @@ class Bench:
             a.memory_configs.split(",") if a.memory_configs else configs.CONFIG_SETS["memory"])
         server_cfgs = [] if "server" in skip else self.runnable(
             a.server_configs.split(",") if a.server_configs else configs.CONFIG_SETS["server"])
-        if server_cfgs:
-            self.prepare_server()
+        server_phase = ServerPhase(self) if server_cfgs else None
         ap_lib = None
         if any(configs.kind(c) == "ap" for c in cfgs + memory_cfgs + server_cfgs):
             ap_lib = peers.fetch_async_profiler()
@@ -441,10 +367,10 @@ class Bench:
             log("== agent memory: %s x %s, %d s each, %d round(s)" % (
                 mem_names, memory_cfgs, a.memory_seconds, a.memory_reps))
             self.memory_phase(mem_names, memory_cfgs, a.memory_reps, a.memory_seconds)
-        if server_cfgs:
+        if server_phase:
             log("== server: jetty x %s, %d rounds of %d s warm-up + %d s measured" % (
-                server_cfgs, reps, self.pacing["warmup_s"], self.pacing["seconds"]))
-            self.server_phase(server_cfgs, reps)
+                server_cfgs, reps, server_phase.pacing["warmup_s"], server_phase.pacing["seconds"]))
+            server_phase.run(server_cfgs, reps)
         elapsed = time.monotonic() - t0
 
         summary_configs = cfgs + floor_extra
@@ -453,7 +379,7 @@ class Bench:
             "mode": self.mode, "started": started.isoformat(), "elapsed_s": elapsed, "machine": self.machine,
             "args": vars(a), "workloads": workloads, "configs": cfgs, "summary_configs": summary_configs,
             "reps": reps, "memory_configs": memory_cfgs, "server_configs": server_cfgs,
-            "server_pacing": getattr(self, "pacing", None), "quiet_gate": self.gate.describe(),
+            "server_pacing": server_phase.pacing if server_phase else None, "quiet_gate": self.gate.describe(),
             "summary": s, "anomalies": self.anomalies, "runs": self.runs,
             "labels": {c: configs.config_label(c) for c in summary_configs},
         }
@@ -465,30 +391,3 @@ class Bench:
         log(md)
         log("wrote %s and %s (%.0f s)" % (os.path.relpath(out, REPO), os.path.relpath(raw_path, REPO), elapsed))
 
-    def prepare_server(self):
-        """wrk, the candor CLI for `candor compare`, the pacing of this run."""
-        self.wrk = shutil.which("wrk")
-        if not self.wrk:
-            sys.exit("run_bench: wrk not found (Debian package wrk; `make deps` installs it)")
-        cli = os.path.join(self.build, "candor.jar")
-        if not os.path.exists(cli):
-            sys.exit("run_bench: %s not found; run `make tools` first" % cli)
-        self.candor_jar = procs.snapshot(cli)
-        self.pacing = dict(serverdrive.DEFAULTS)
-        for key, option in (("warmup_s", "server_warmup"), ("seconds", "server_seconds"), ("think_ms", "server_think_ms")):
-            if getattr(self.args, option, None) is not None:
-                self.pacing[key] = getattr(self.args, option)
-
-def sampled(r):
-    """What a run's profiler counted, for the progress lines."""
-    s, pr = r.get("stats") or {}, r.get("peer") or {}
-    return ("  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else "") + (
-        "  samples %d java %d" % (pr.get("samples", 0), pr.get("java", 0)) if pr else "")
-
-
-def compare_input(r):
-    """The file `candor compare` reads for a run: async-profiler's collapsed output rewritten in candor's frame
-    names (profiles.for_compare), any other profile as it is."""
-    if configs.kind(r["config"]) == "ap":
-        return profiles.for_compare(r["profile"], r["profile"][:-len(".collapsed")] + ".compare.collapsed")
-    return r["profile"]
