@@ -5,7 +5,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 MVN := mvn -B -q -Dstyle.color=never
 JOBS ?= 2
 
-.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick bench-paired accuracy clean
+.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick bench-server bench-paired accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -45,16 +45,20 @@ bench: all
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
 
+# The server phase alone: Jetty under paced wrk load, every profiler, 3 rounds (~10 min); bench/out/RESULTS-server.md.
+bench-server: all
+	@python3 bench/run_bench.py --build $(BUILD) --server
+
 # Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
 bench-paired: all
 	@python3 bench/paired/run_paired.py --build $(BUILD)
 
 # Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
-# against truths the workloads measure themselves; writes bench/ACCURACY.md (JDK 17) or
-# bench/ACCURACY-jdk25.md (make accuracy ACCURACY_JDK=25). ACCURACY_ARGS passes more options,
+# against truths the workloads measure themselves; writes bench/results/ACCURACY.md (JDK 17) or
+# bench/results/ACCURACY-jdk25.md (make accuracy ACCURACY_JDK=25). ACCURACY_ARGS passes more options,
 # e.g. ACCURACY_ARGS="--cases intrinsics --profilers cpu,jfr".
 ACCURACY_JDK ?= 17
-ACCURACY_OUT ?= bench/ACCURACY$(if $(filter 17,$(ACCURACY_JDK)),,-jdk$(ACCURACY_JDK)).md
+ACCURACY_OUT ?= bench/results/ACCURACY$(if $(filter 17,$(ACCURACY_JDK)),,-jdk$(ACCURACY_JDK)).md
 accuracy: all
 	@java -jar bench/accuracy/target/candor-accuracy.jar --build $(BUILD) --jdk $(ACCURACY_JDK) \
 		--out $(ACCURACY_OUT) --work $(CURDIR)/bench/out/accuracy $(ACCURACY_ARGS)

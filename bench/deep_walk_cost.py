@@ -41,7 +41,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--calls", type=int, default=5000)
     ap.add_argument("--jdk", default="/usr/lib/jvm/java-17-openjdk-amd64")
-    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS-deep10k.md"))
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "RESULTS-deep10k.md"))
     a = ap.parse_args()
     java = os.path.join(a.jdk, "bin", "java")
     lib = os.path.abspath(os.path.join(a.build, "libcandor.so"))

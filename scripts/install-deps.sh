@@ -3,7 +3,8 @@
 # Safe to run repeatedly; does nothing on a machine that already has everything.
 set -euo pipefail
 # clang + libclang-rt-14-dev: libFuzzer targets (agent/fuzz); libasan and libtsan come with g++.
-pkgs=(g++ make cmake ninja-build libgtest-dev googletest maven openjdk-17-jdk-headless python3 chromium clang libclang-rt-14-dev)
+# wrk: the HTTP load generator of the server bench (bench/server).
+pkgs=(g++ make cmake ninja-build libgtest-dev googletest maven openjdk-17-jdk-headless python3 chromium clang libclang-rt-14-dev wrk)
 missing=()
 # `go tool pprof` reads the pprof reports in the tests; use the machine's Go if it has one.
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || pkgs+=(golang-go)

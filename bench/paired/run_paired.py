@@ -22,7 +22,7 @@ def main():
     ap.add_argument("--pairs", type=int, default=8)
     ap.add_argument("--work", type=int, default=10_000_000, help="iterations per phase (~1 s)")
     ap.add_argument("--walks", default="vm,agct")
-    ap.add_argument("--out", default=os.path.join(BENCH, "RESULTS-paired.md"))
+    ap.add_argument("--out", default=os.path.join(BENCH, "results", "RESULTS-paired.md"))
     a = ap.parse_args()
     java = os.path.join(a.jdk, "bin", "java")
     lib = os.path.abspath(os.path.join(a.build, "libcandor.so"))

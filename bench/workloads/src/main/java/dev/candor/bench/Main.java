@@ -16,12 +16,14 @@ import java.util.Arrays;
  *   java -jar candor-bench-workloads.jar lucene [--docs 10000] [--queries 3000] [--seconds S]
  *   java -jar candor-bench-workloads.jar regex [--lines 20000] [--rounds 4] [--seconds S]
  *   java -jar candor-bench-workloads.jar lib [--seconds S]
+ *   java -jar candor-bench-workloads.jar jetty [--threads 200] [--port-file F] [--bodies DIR] [--timeout S]
  *   java -jar candor-bench-workloads.jar hello
  * </pre>
  *
  * Every workload does a fixed amount of work (never a fixed time), prints one summary line and
  * exits with status 0. The library workloads (h2, jackson, lucene, regex; lib runs the four in turn)
- * repeat their fixed work until S seconds have passed when given {@code --seconds S}.
+ * repeat their fixed work until S seconds have passed when given {@code --seconds S}. The exception is
+ * jetty, an HTTP server that serves until a driver (bench/server) stops it.
  */
 public final class Main {
     private Main() {}
@@ -43,6 +45,7 @@ public final class Main {
             case "lucene" -> LuceneBench.main(rest);
             case "regex" -> RegexBench.main(rest);
             case "lib" -> LibRun.mixed(rest);
+            case "jetty" -> JettyServer.main(rest);
             case "hello" -> System.out.println("hello");
             default -> usage();
         }
@@ -62,6 +65,7 @@ public final class Main {
         System.err.println("  regex     [--lines N] [--rounds N]    java.util.regex log-parsing pipeline");
         System.err.println("  lib                                   the four library workloads in turn");
         System.err.println("            (library workloads: --seconds S repeats the work until S seconds have passed)");
+        System.err.println("  jetty     [--threads N] [--port-file F] [--bodies DIR]   Jetty 12 HTTP server, driven by wrk");
         System.err.println("  hello                                    prints hello and exits");
         System.exit(2);
     }

@@ -17,11 +17,19 @@ import java.util.stream.Stream;
 final class ProcThreads {
     private ProcThreads() {}
 
+    /** USER_HZ on Linux x86-64: the unit of utime and stime in /proc/.../stat. */
+    static final long HZ = 100;
+
+    /** {utime, stime} in clock ticks from the text of a /proc/.../stat file. */
+    static long[] cpuTicks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
+    }
+
     static void reportIfAsked() {
         if (!Boolean.getBoolean("candor.bench.threads")) {
             return;
         }
-        long hz = 100; // USER_HZ on Linux x86-64
         Map<String, long[]> byName = new TreeMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             List<Path> list = new ArrayList<>(tasks.toList());
@@ -32,11 +40,9 @@ final class ProcThreads {
                 } catch (IOException e) {
                     continue; // the thread exited
                 }
-                int open = stat.indexOf('(');
-                int close = stat.lastIndexOf(')');
-                String name = stat.substring(open + 1, close).replaceAll("[0-9]+", "#");
-                String[] f = stat.substring(close + 2).split(" ");
-                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime + stime
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "#");
+                long[] cpu = cpuTicks(stat);
+                long ticks = cpu[0] + cpu[1];
                 long[] acc = byName.computeIfAbsent(name, k -> new long[2]);
                 acc[0] += ticks;
                 acc[1]++;
@@ -49,7 +55,7 @@ final class ProcThreads {
         byName.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
                 .forEach(e -> sb.append(String.format(" [%s x%d] %d;", e.getKey(), e.getValue()[1],
-                        e.getValue()[0] * 1000 / hz)));
+                        e.getValue()[0] * 1000 / HZ)));
         System.out.println(sb);
     }
 }

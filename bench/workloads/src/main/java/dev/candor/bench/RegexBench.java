@@ -38,8 +38,8 @@ final class RegexBench {
                 loop -> work(words, lines, rounds));
     }
 
-    static String generate(String[] words, int lines) {
-        SplittableRandom rnd = new SplittableRandom(13);
+    static String generate(String[] words, int lines, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
         StringBuilder sb = new StringBuilder(lines * 200);
         for (int i = 0; i < lines; i++) {
             int s = i * 7;
@@ -67,43 +67,50 @@ final class RegexBench {
     }
 
     static long work(String[] words, int lines, int rounds) {
-        String text = generate(words, lines);
+        String text = generate(words, lines, 13);
         long sum = 0;
         for (int r = 0; r < rounds; r++) {
-            Map<String, Integer> counts = new HashMap<>();
-            Map<String, Integer> levels = new HashMap<>();
-            long latency = 0;
-            for (String line : NEWLINE.split(text)) {
-                Matcher m = LINE.matcher(line);
-                if (!m.matches()) {
-                    continue;
-                }
-                levels.merge(m.group("level"), 1, Integer::sum);
-                String rest = m.group("rest");
-                Matcher kv = KV.matcher(rest);
-                String msg = "";
-                while (kv.find()) {
-                    switch (kv.group(1)) {
-                        case "latency_ms" -> latency += Integer.parseInt(kv.group(2));
-                        case "msg" -> msg = kv.group(2);
-                        case "tags" -> sum += LIST.split(kv.group(2)).length;
-                        default -> sum += kv.group(2).length();
-                    }
-                }
-                String masked = IP.matcher(EMAIL.matcher(rest).replaceAll("<email>")).replaceAll("<ip>");
-                sum += masked.length();
-                Matcher w = WORD.matcher(msg);
-                while (w.find()) {
-                    counts.merge(w.group().toLowerCase(), 1, Integer::sum);
-                }
-                String norm = msg.replaceAll("\\s+", " ").trim();
-                sum += norm.split(" ").length;
+            sum = sum * 31 + pipeline(text);
+        }
+        return sum;
+    }
+
+    /** One pass of the pipeline over {@code text} (also the jetty workload's /regex endpoint); a checksum. */
+    static long pipeline(String text) {
+        long sum = 0;
+        Map<String, Integer> counts = new HashMap<>();
+        Map<String, Integer> levels = new HashMap<>();
+        long latency = 0;
+        for (String line : NEWLINE.split(text)) {
+            Matcher m = LINE.matcher(line);
+            if (!m.matches()) {
+                continue;
             }
-            sum = sum * 31 + counts.size() + latency + levels.getOrDefault("ERROR", 0);
-            for (Map.Entry<String, Integer> e : counts.entrySet()) {
-                if (e.getValue() > 1000) {
-                    sum += e.getKey().hashCode();
+            levels.merge(m.group("level"), 1, Integer::sum);
+            String rest = m.group("rest");
+            Matcher kv = KV.matcher(rest);
+            String msg = "";
+            while (kv.find()) {
+                switch (kv.group(1)) {
+                    case "latency_ms" -> latency += Integer.parseInt(kv.group(2));
+                    case "msg" -> msg = kv.group(2);
+                    case "tags" -> sum += LIST.split(kv.group(2)).length;
+                    default -> sum += kv.group(2).length();
                 }
+            }
+            String masked = IP.matcher(EMAIL.matcher(rest).replaceAll("<email>")).replaceAll("<ip>");
+            sum += masked.length();
+            Matcher w = WORD.matcher(msg);
+            while (w.find()) {
+                counts.merge(w.group().toLowerCase(), 1, Integer::sum);
+            }
+            String norm = msg.replaceAll("\\s+", " ").trim();
+            sum += norm.split(" ").length;
+        }
+        sum = sum * 31 + counts.size() + latency + levels.getOrDefault("ERROR", 0);
+        for (Map.Entry<String, Integer> e : counts.entrySet()) {
+            if (e.getValue() > 1000) {
+                sum += e.getKey().hashCode();
             }
         }
         return sum;

@@ -1,0 +1,113 @@
+"""Reading profiles in collapsed form (candor's, and async-profiler's written with `ann,threads`)."""
+
+import re
+
+JAVA_FRAME = re.compile(r"_\[[ji01]\]$")
+
+
+def read_collapsed(path):
+    """(frames, count) of every line of a collapsed file."""
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if stack and n.isdigit():
+                yield stack.split(";"), int(n)
+
+
+def split_thread(frames):
+    """(thread root or "?", the frames below it) of an async-profiler stack written with `threads`."""
+    if frames[0].startswith("[") and "tid=" in frames[0]:
+        return frames[0], frames[1:]
+    return "?", frames
+
+
+def count_collapsed(path):
+    """async-profiler collapsed output written with `ann,threads`: samples in all; threads are Java
+    threads when any of their stacks holds a Java frame (annotated _[j] _[i] _[0] _[1]), the others
+    (JIT compilers, GC: async-profiler samples every thread of the process) are counted apart; the
+    samples of Java threads without a Java frame are counted by their leaf pseudo-frame."""
+    per_thread = {}
+    try:
+        for frames, n in read_collapsed(path):
+            thread, frames = split_thread(frames)
+            t = per_thread.setdefault(thread, {"samples": 0, "java": 0, "other": {}})
+            t["samples"] += n
+            if any(JAVA_FRAME.search(fr) for fr in frames):
+                t["java"] += n
+            else:
+                key = frames[-1] if frames and frames[-1].startswith("[") else "no Java frame"
+                t["other"][key] = t["other"].get(key, 0) + n
+    except OSError:
+        return None
+    total = sum(t["samples"] for t in per_thread.values())
+    jt = [t for t in per_thread.values() if t["java"]]
+    other = {}
+    for t in jt:
+        for k, v in t["other"].items():
+            other[k] = other.get(k, 0) + v
+    return {"samples": total, "java": sum(t["java"] for t in jt), "java_thread_samples": sum(t["samples"] for t in jt),
+            "jvm_thread_samples": total - sum(t["samples"] for t in jt), "not_java": other}
+
+
+# Frames by what they are. async-profiler with `ann` marks Java frames (_[j] compiled, _[i] inlined, _[0]
+# interpreted, _[1] C1) and kernel frames (_[k]); its native C/C++ frames carry no mark. candor writes Java
+# frames unmarked as pkg.Class.method, its kernel frames with _[k], pseudo-frames in brackets ([unknown_java],
+# [stub] ..., and [kernel_unsampled] for ticks in the kernel that it could not walk).
+KERNEL_FRAME = re.compile(r"_\[k\]$")
+KERNEL_UNSAMPLED = "[kernel_unsampled]"
+GCC_CLONE = re.compile(r"\.(cold|isra\.\d+|part\.\d+|constprop\.\d+|lto_priv\.\d+)$")
+
+
+def java_style(frame):
+    """A Java method name as candor writes it (pkg.Class.method), or async-profiler without `ann` (pkg/Class.method)."""
+    if frame.endswith((".<init>", ".<clinit>")):
+        return True
+    return ("." in frame or "/" in frame) and "::" not in frame and not any(c in frame for c in " ():<>,") \
+        and not GCC_CLONE.search(frame)
+
+
+def is_native(frame, annotated):
+    """A native C/C++ frame: not Java, not kernel, not a pseudo-frame. In an annotated profile every Java
+    frame is marked, so an unmarked name is native; else the name decides."""
+    if frame.startswith("[") or KERNEL_FRAME.search(frame) or JAVA_FRAME.search(frame):
+        return False
+    return annotated or not java_style(frame)
+
+
+def shares(path):
+    """Samples of the threads that ran Java code (async-profiler also samples JIT and GC threads: their
+    stacks never hold a Java frame), and how many of them were in the kernel (a _[k] frame, or candor's
+    [kernel_unsampled]) and how many had a native C/C++ leaf. None if the file cannot be read."""
+    try:
+        stacks = list(read_collapsed(path))
+    except OSError:
+        return None
+    annotated = any(JAVA_FRAME.search(f) for frames, _ in stacks for f in frames)
+    java_threads = {split_thread(frames)[0] for frames, _ in stacks
+                    if any(JAVA_FRAME.search(f) or (not annotated and java_style(f)) for f in frames)}
+    out = {"samples": 0, "kernel": 0, "native": 0}
+    for frames, n in stacks:
+        thread, frames = split_thread(frames)
+        if annotated and thread not in java_threads or not frames:
+            continue
+        out["samples"] += n
+        if any(KERNEL_FRAME.search(f) or f == KERNEL_UNSAMPLED for f in frames):
+            out["kernel"] += n
+        if is_native(frames[-1], annotated):
+            out["native"] += n
+    return out
+
+
+def for_compare(path, dst):
+    """async-profiler's collapsed output as `candor compare` matches it: Java frames without their mark and
+    with dots (java/lang/Thread.run_[j] -> java.lang.Thread.run), the threads that never ran Java code left
+    out (candor samples Java threads only); kernel and native frames stay as they are. Returns dst."""
+    stacks = list(read_collapsed(path))
+    java_threads = {split_thread(frames)[0] for frames, _ in stacks if any(JAVA_FRAME.search(f) for f in frames)}
+    with open(dst, "w") as out:
+        for frames, n in stacks:
+            if split_thread(frames)[0] not in java_threads:
+                continue
+            frames = [f[:-4].replace("/", ".") if JAVA_FRAME.search(f) else f for f in frames]
+            out.write("%s %d\n" % (";".join(frames), n))
+    return dst

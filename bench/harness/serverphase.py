@@ -1,0 +1,109 @@
+"""The server phase (issue 14): the Jetty workload under paced wrk load with every server config, in
+alternating rounds, then every profile compared with async-profiler's default one by `candor compare`.
+The runs go into the bench's list like every other run; summary.server() reads them."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from . import configs, peers, procs, profiles, serverdrive
+from .procs import OUT, log
+
+
+class ServerPhase:
+    def __init__(self, bench):
+        """Finds wrk and the candor CLI (for `candor compare`) before anything runs; the pacing of this run."""
+        self.bench = bench
+        self.wrk = shutil.which("wrk")
+        if not self.wrk:
+            sys.exit("run_bench: wrk not found (Debian package wrk; `make deps` installs it)")
+        cli = os.path.join(bench.build, "candor.jar")
+        if not os.path.exists(cli):
+            sys.exit("run_bench: %s not found; run `make tools` first" % cli)
+        self.candor_jar = procs.snapshot(cli)
+        self.pacing = dict(serverdrive.DEFAULTS)
+        for key, option in (("warmup_s", "server_warmup"), ("seconds", "server_seconds"), ("think_ms", "server_think_ms")):
+            if getattr(bench.args, option, None) is not None:
+                self.pacing[key] = getattr(bench.args, option)
+
+    def run(self, cfgs, reps):
+        """The Jetty workload under paced wrk load (issue 14), every config in alternating rounds (no warm-up
+        round: every run warms up under load first), then each profile compared with async-profiler's."""
+        total = reps * len(cfgs)
+        for rnd in range(1, reps + 1):
+            log("server round %d/%d (load %.2f)" % (rnd, reps, os.getloadavg()[0]))
+            for i, cfg in enumerate(cfgs):
+                r = self.run_one(cfg, rnd)
+                sv = r.get("server") or {}
+                log("  [%2d/%d] jetty %-17s %6d requests  %6.1f µs/request  %.2f server CPUs%s" % (
+                    (rnd - 1) * len(cfgs) + i + 1, total, cfg, sv.get("requests", 0),
+                    sv.get("cpu_us_per_request") or 0, sv["cpu_s"] / sv["window_s"] if sv.get("window_s") else 0,
+                    peers.sampled(r)))
+        self.overlaps([r for r in self.bench.runs if r["kind"] == "server"])
+
+    def run_one(self, cfg, rnd):
+        tag = "r%d" % rnd
+        pace = self.pacing
+        work = os.path.join(OUT, "server", "%s-%s" % (cfg, tag))
+        serverdrive.prepare(work)
+        args, reader = self.bench.profiler_args("jetty", cfg, tag, per_round=True)
+        cmd = self.bench.jvm_base() + args + serverdrive.jetty_argv(self.bench.wjar, work, pace["threads"])
+
+        def load(proc, _):
+            with open(os.path.join(OUT, "logs", "jetty-%s-%s.wrk.log" % (cfg, tag)), "wb") as wrk_log:
+                return serverdrive.drive(proc, work, pace["warmup_s"], pace["seconds"], pace["connections"],
+                                         pace["think_ms"], self.wrk, wrk_log)
+        r = self.bench.run(cmd, "jetty-%s-%s" % (cfg, tag), timeout=pace["warmup_s"] + pace["seconds"] + 300, during=load)
+        r.update(kind="server", workload="jetty", config=cfg, round=rnd, warmup=False,
+                 kernel_sampling_allowed=self.bench.kernel_sampling_allowed)
+        w = r.get("wrk") or {}
+        if r.get("error"):
+            self.bench.anomaly("jetty/%s round %d: %s" % (cfg, rnd, r["error"]))
+        elif w.get("non_2xx") or w.get("socket_errors"):
+            self.bench.anomaly("jetty/%s round %d: wrk saw %d non-2xx responses, %d socket errors" % (
+                cfg, rnd, w.get("non_2xx", 0), w.get("socket_errors", 0)))
+        self.bench.read_outputs(r, reader)
+        if (r.get("profile") or "").endswith(".collapsed"):
+            r["shares"] = profiles.shares(r["profile"])
+        self.bench.runs.append(r)
+        return r
+
+    def overlaps(self, runs):
+        """candor compare's overlap of every run's profile with the reference profile (async-profiler's default)
+        of the same round; the reference's own runs with the next round's (cyclic): the run-to-run baseline."""
+        ref = {r["round"]: r for r in runs if r["config"] == configs.SERVER_REFERENCE and r.get("profile")}
+        rounds = sorted(ref)
+        for r in runs:
+            if not r.get("profile") or not os.path.exists(r["profile"]):
+                continue
+            if r["config"] == configs.SERVER_REFERENCE:
+                other = ref[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if len(rounds) > 1 else None
+            else:
+                other = ref.get(r["round"])
+            if other:
+                r["overlap_ref"] = self.overlap(r, other)
+                r["overlap_ref_round"] = other["round"]
+        log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
+            "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
+            for r in runs if "overlap_ref" in r)))
+
+    def overlap(self, a, b):
+        """overlap(A,B) as `candor compare` prints it, of two runs' profiles."""
+        cmd = [self.bench.java, "-jar", self.candor_jar, "compare", compare_input(a), compare_input(b)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        m = re.search(r"^overlap\(A,B\)\s+(-?[\d.]+)", p.stdout, re.M)
+        if not m:
+            self.bench.anomaly("candor compare of %s and %s failed (exit %d): %s" % (
+                os.path.basename(cmd[-2]), os.path.basename(cmd[-1]), p.returncode, (p.stderr or p.stdout)[-300:]))
+            return None
+        return float(m.group(1))
+
+
+def compare_input(r):
+    """The file `candor compare` reads for a run: async-profiler's collapsed output rewritten in candor's frame
+    names (profiles.for_compare), any other profile as it is."""
+    if configs.kind(r["config"]) == "ap":
+        return profiles.for_compare(r["profile"], r["profile"][:-len(".collapsed")] + ".compare.collapsed")
+    return r["profile"]
