@@ -38,6 +38,10 @@ std::string eventsName(const Options& o) {
   return s;
 }
 
+const char* cstackModeName(CStackMode m) {
+  return m == CStackMode::kDwarf ? "dwarf" : m == CStackMode::kFp ? "fp" : "no";
+}
+
 const char* walkModeName(WalkMode w) {
   return w == WalkMode::kVm ? "vm" : w == WalkMode::kRemote ? "remote" : w == WalkMode::kCopy ? "copy" : "agct";
 }

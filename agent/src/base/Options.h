@@ -16,6 +16,10 @@ enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp };
 // kCopy (experimental): no signal; the own walker walks perf's copy of the stack on a reader thread.
 enum class WalkMode { kAgct, kVm, kRemote, kCopy };
 const char* walkModeName(WalkMode w);
+// How C/C++ frames (libc, JNI libraries, libjvm) above the Java stack are walked: DWARF call-frame
+// information (with frame pointers where a function has none), frame pointers alone, or not.
+enum class CStackMode { kDwarf, kFp, kNo };
+const char* cstackModeName(CStackMode m);
 
 const char* engineName(EngineKind e);
 const char* samplerModeName(SamplerMode m);
@@ -48,6 +52,7 @@ struct Options {
   bool quiet = false;
   uint32_t depth = kUnlimitedDepth;      // frames per stack; a cut stack is marked [truncated]
   WalkMode walk = WalkMode::kVm;  // the own walker: as accurate as AGCT, and it sees stubs and intrinsics
+  CStackMode cstack = CStackMode::kDwarf;  // glibc has no frame pointers: only DWARF walks out of it
   uint32_t ringSize = 1024;
   uint32_t stackCopyBytes = 8192;        // walk=copy: bytes of the user stack perf copies per sample
   std::string title = "candor profile";

@@ -41,6 +41,8 @@ const OptionSpec kSpecs[] = {
                    "handler; remote runs it on a walker thread while the sampled thread waits; copy (experimental, "
                    "event=cpu) takes no signal: perf copies the stack top (stackcopy=), a reader thread walks the "
                    "copy (default vm)"},
+    {"cstack", true, "dwarf | fp | no: how C/C++ frames (libc, JNI libraries, libjvm) are walked: DWARF unwind tables "
+                     "(default; glibc has no frame pointers), frame pointers only, or not at all"},
     {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, at most 60k); deeper "
                         "frames are cut and marked [truncated]"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
@@ -297,6 +299,11 @@ ParseResult parseOptions(const char* text) {
       else if (value == "remote") o.walk = WalkMode::kRemote;
       else if (value == "copy") o.walk = WalkMode::kCopy;
       else return bad("agct, vm or remote (or copy, experimental)");
+    } else if (name == "cstack") {
+      if (value == "dwarf") o.cstack = CStackMode::kDwarf;
+      else if (value == "fp") o.cstack = CStackMode::kFp;
+      else if (value == "no") o.cstack = CStackMode::kNo;
+      else return bad("dwarf, fp or no");
     } else if (name == "stackcopy") {
       uint64_t v;
       bool kilo = !value.empty() && (value.back() == 'k' || value.back() == 'K');
