@@ -41,6 +41,8 @@ class ByteReader {
     r.pos_ = a - addr_;
     return r;
   }
+  // The same at offset `off` from this reader's first byte.
+  ByteReader atOffset(uint64_t off) const { return off > size_ ? invalid() : at(addr_ + off); }
   void skip(uint64_t n) {
     if (n > remaining()) fail();
     else pos_ += n;

@@ -26,6 +26,13 @@ enum : uint8_t {
 // 16-byte PLT entry (the push of the index ends at offset 11) and differs for other layouts.
 constexpr uint8_t kPltExpr[] = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x00, 0x2a, 0x33, 0x24, 0x22};
 constexpr uint8_t kOpLit0 = 0x30, kOpBreg7 = 0x77, kOpDeref = 0x06;
+
+// An offset times the data alignment factor; garbage that overflows becomes a value no row
+// accepts (emit() marks offsets beyond 24 bits unsupported, rbp offsets beyond 32 unknown).
+int64_t scaled(int64_t v, int64_t factor) {
+  int64_t out;
+  return __builtin_mul_overflow(v, factor, &out) ? INT64_MAX : out;
+}
 }  // namespace
 
 void CfaProgram::run(uint64_t start, uint64_t length, ByteReader instructions) {
@@ -76,7 +83,10 @@ void CfaProgram::emit(uint64_t loc) {
 
 void CfaProgram::advance(uint64_t delta) {
   emit(loc_);
-  loc_ += delta * cie_.codeAlign;
+  uint64_t bytes;
+  // Garbage deltas must not wrap around to a pc before the rows already emitted.
+  if (__builtin_mul_overflow(delta, cie_.codeAlign, &bytes) || loc_ + bytes < loc_) loc_ = end_;
+  else loc_ += bytes;
 }
 
 void CfaProgram::setRegister(uint64_t reg, int64_t rbpRule, Ra raRule) {
@@ -132,7 +142,7 @@ bool CfaProgram::execute(ByteReader r, bool inCie) {
     uint8_t op = r.u8();
     switch (op & 0xc0) {
       case kAdvanceLoc: advance(op & 0x3f); continue;
-      case kOffset: savedAt(op & 0x3f, int64_t(r.uleb()) * da); continue;
+      case kOffset: savedAt(op & 0x3f, scaled(int64_t(r.uleb()), da)); continue;
       case kRestore: restore(op & 0x3f); continue;
     }
     switch (op) {
@@ -147,9 +157,9 @@ bool CfaProgram::execute(ByteReader r, bool inCie) {
       case kAdvance1: advance(r.u8()); break;
       case kAdvance2: advance(r.u16()); break;
       case kAdvance4: advance(r.u32()); break;
-      case kOffsetExt: { uint64_t reg = r.uleb(); savedAt(reg, int64_t(r.uleb()) * da); break; }
-      case kOffsetExtSf: { uint64_t reg = r.uleb(); savedAt(reg, r.sleb() * da); break; }
-      case kGnuNegOffsetExt: { uint64_t reg = r.uleb(); savedAt(reg, -int64_t(r.uleb()) * da); break; }
+      case kOffsetExt: { uint64_t reg = r.uleb(); savedAt(reg, scaled(int64_t(r.uleb()), da)); break; }
+      case kOffsetExtSf: { uint64_t reg = r.uleb(); savedAt(reg, scaled(r.sleb(), da)); break; }
+      case kGnuNegOffsetExt: { uint64_t reg = r.uleb(); savedAt(reg, scaled(int64_t(r.uleb()), -da)); break; }
       case kRestoreExt: restore(r.uleb()); break;
       case kUndefined: setRegister(r.uleb(), CfiRow::kRbpUnknown, Ra::kUndefined); break;
       case kSameValue: setRegister(r.uleb(), CfiRow::kRbpUnchanged, Ra::kElsewhere); break;
@@ -175,10 +185,10 @@ bool CfaProgram::execute(ByteReader r, bool inCie) {
         s_ = stack_[--depth_];
         break;
       case kDefCfa: { uint64_t reg = r.uleb(); setCfaRegister(reg); s_.offset = int64_t(r.uleb()); break; }
-      case kDefCfaSf: { uint64_t reg = r.uleb(); setCfaRegister(reg); s_.offset = r.sleb() * da; break; }
+      case kDefCfaSf: { uint64_t reg = r.uleb(); setCfaRegister(reg); s_.offset = scaled(r.sleb(), da); break; }
       case kDefCfaRegister: setCfaRegister(r.uleb()); break;
       case kDefCfaOffset: setCfaOffset(int64_t(r.uleb())); break;
-      case kDefCfaOffsetSf: setCfaOffset(r.sleb() * da); break;
+      case kDefCfaOffsetSf: setCfaOffset(scaled(r.sleb(), da)); break;
       case kDefCfaExpression: { uint64_t len = r.uleb(); cfaExpression(r.sub(len)); r.skip(len); break; }
       case kGnuArgsSize: r.uleb(); break;
       default: return false;  // an opcode gcc/clang do not emit for x86-64: do not guess

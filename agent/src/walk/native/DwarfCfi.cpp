@@ -85,7 +85,11 @@ class EhFrameParser {
       return false;  // without "z" an unknown augmentation hides where the instructions start
     }
     cie->initial = body;
-    return body.ok() && cie->codeAlign != 0;
+    // x86-64 uses 1 and -8; anything large is garbage (and would overflow the arithmetic).
+    constexpr int64_t kMaxFactor = 1 << 16;
+    bool sane = cie->codeAlign != 0 && cie->codeAlign <= uint64_t(kMaxFactor) && cie->dataAlign >= -kMaxFactor &&
+                cie->dataAlign <= kMaxFactor;
+    return body.ok() && sane;
   }
 
   struct Parsed {

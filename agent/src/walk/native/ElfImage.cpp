@@ -84,7 +84,7 @@ bool ElfImage::parseHeader(std::string* why) {
     if (eh.e_shstrndx < raw.size()) names = fileBytes(raw[eh.e_shstrndx].sh_offset, raw[eh.e_shstrndx].sh_size);
     for (const Elf64_Shdr& s : raw) {
       ElfSection out{{}, s.sh_type, s.sh_link, s.sh_addr, s.sh_offset, s.sh_size, s.sh_entsize};
-      ByteReader n = names.at(s.sh_name);
+      ByteReader n = names.atOffset(s.sh_name);
       const char* name = names.size() > 0 ? n.cstr() : nullptr;
       if (name != nullptr) out.name = name;
       sections_.push_back(out);
@@ -147,11 +147,12 @@ bool ElfImage::forEachSymbol(bool dynamic, const std::function<void(const ElfSym
     ByteReader syms = sectionBytes(s);
     ByteReader strs = sectionBytes(sections_[s.link]);
     if (!syms.ok() || !strs.ok()) continue;
-    for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= syms.size(); off += s.entsize) {
+    uint64_t count = syms.size() / s.entsize;  // entsize >= sizeof(Elf64_Sym): each one fits
+    for (uint64_t i = 0; i < count; i++) {
       Elf64_Sym sym;
-      memcpy(&sym, file_ + s.offset + off, sizeof sym);
+      memcpy(&sym, file_ + s.offset + i * s.entsize, sizeof sym);
       if (sym.st_name == 0 || sym.st_shndx == SHN_UNDEF) continue;
-      ByteReader n = strs.at(sym.st_name);
+      ByteReader n = strs.atOffset(sym.st_name);
       const char* name = n.cstr();
       if (name == nullptr || *name == 0) continue;
       f(ElfSymbol{name, sym.st_value, sym.st_size, uint8_t(ELF64_ST_TYPE(sym.st_info)),
