@@ -174,13 +174,16 @@ void DwarfCfi::finish() {
 
 const CfiRow* DwarfCfi::find_signalSafe(const CfiRow* rows, uint32_t count, uint64_t pc) {
   if (count == 0 || pc < rows[0].pc || pc > UINT32_MAX) return nullptr;
-  uint32_t lo = 0, hi = count;  // invariant: rows[lo].pc <= pc, and rows[hi].pc > pc if hi < count
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (rows[mid].pc <= pc) lo = mid;
-    else hi = mid;
+  // Branch-free binary search (a conditional move per level): the searched pcs are random to
+  // the branch predictor, and mispredicted branches were most of a step's cost.
+  // Invariant: base->pc <= pc, and the answer is in [base, base + n).
+  const CfiRow* base = rows;
+  for (uint32_t n = count; n > 1;) {
+    uint32_t half = n / 2;
+    base = base[half].pc <= pc ? base + half : base;
+    n -= half;
   }
-  return rows[lo].kind() == CfaKind::kNone ? nullptr : &rows[lo];
+  return base->kind() == CfaKind::kNone ? nullptr : base;
 }
 
 }  // namespace candor
