@@ -61,7 +61,7 @@ __attribute__((noinline)) int framedWork(int n) {
 }  // namespace
 
 TEST(DwarfCfi, LibcWriteStartsWithCfaRspPlus8) {
-  void* write = dlsym(RTLD_DEFAULT, "write");
+  void* write = candor::testing::libcSymbol("write");
   ASSERT_NE(write, nullptr);
   const NativeModule* libc = moduleOf(write);
   ASSERT_NE(libc, nullptr);
@@ -87,7 +87,7 @@ TEST(DwarfCfi, FramedFunctionOfThisBinaryMovesCfaToRbp) {
 }
 
 TEST(DwarfCfi, LoadedImageAndFileGiveTheSameRows) {
-  const NativeModule* libc = moduleOf(dlsym(RTLD_DEFAULT, "write"));
+  const NativeModule* libc = moduleOf(candor::testing::libcSymbol("write"));
   ASSERT_NE(libc, nullptr);
   std::string why;
   auto file = ElfImage::open(libc->path, &why);
@@ -103,7 +103,7 @@ TEST(DwarfCfi, LoadedImageAndFileGiveTheSameRows) {
 }
 
 TEST(DwarfCfi, LibcPltSignalTrampolineAndThreadRootsHaveTheirKinds) {
-  const NativeModule* libc = moduleOf(dlsym(RTLD_DEFAULT, "write"));
+  const NativeModule* libc = moduleOf(candor::testing::libcSymbol("write"));
   ASSERT_NE(libc, nullptr);
   EXPECT_GE(libc->stats.pltRows, 1u);
   EXPECT_GE(libc->stats.signalRows, 1u);     // __restore_rt
@@ -172,7 +172,7 @@ TEST(CfaProgram, MalformedProgramsMarkTheWholeRangeUnsupported) {
 // readelf decodes the same .eh_frame independently: every row it shows with a plain register
 // rule must be the rule our table has at that address.
 TEST(DwarfCfi, AgreesWithReadelfOnEveryPlainRowOfLibc) {
-  const NativeModule* libc = moduleOf(dlsym(RTLD_DEFAULT, "write"));
+  const NativeModule* libc = moduleOf(candor::testing::libcSymbol("write"));
   ASSERT_NE(libc, nullptr);
   std::string cmd = "readelf --debug-dump=frames-interp '" + libc->path + "' 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");

@@ -10,6 +10,8 @@
 #include <memory>
 #include <thread>
 
+#include "NativeTestSupport.h"
+
 using namespace candor;
 
 namespace {
@@ -29,7 +31,7 @@ TEST(NativeModules, KnowsCodeFromData) {
   NativeModules modules;
   EXPECT_FALSE(modules.contains_signalSafe(uintptr_t(&someCode)));  // nothing published yet
   ASSERT_GT(modules.refresh(), 3);
-  void* write = dlsym(RTLD_DEFAULT, "write");
+  void* write = candor::testing::libcSymbol("write");
   EXPECT_TRUE(modules.contains_signalSafe(uintptr_t(write)));
   EXPECT_TRUE(modules.contains_signalSafe(uintptr_t(&someCode)));
   int onStack = someCode(1);
@@ -74,7 +76,7 @@ TEST(NativeModules, RefreshAddsALibraryLoadedLaterAndDropsItWhenUnloaded) {
 TEST(NativeModules, LookupsDuringRefreshesAlwaysSeeACompleteTable) {
   NativeModules modules;
   modules.refresh();
-  uintptr_t write = uintptr_t(dlsym(RTLD_DEFAULT, "write"));
+  uintptr_t write = uintptr_t(candor::testing::libcSymbol("write"));
   std::atomic<bool> stop{false};
   std::atomic<long> lookups{0}, misses{0};
   std::thread reader([&] {

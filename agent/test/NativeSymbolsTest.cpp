@@ -49,7 +49,7 @@ uintptr_t memberAddress(F f) {
 TEST(NativeSymbols, LibcFunctionsHaveTheNamesCallersWrote) {
   NativeSymbols symbols(processModules());
   for (const char* name : {"writev", "qsort", "write", "read"}) {
-    NativeFrameName n = symbols.lookup(inside(dlsym(RTLD_DEFAULT, name)));
+    NativeFrameName n = symbols.lookup(inside(candor::testing::libcSymbol(name)));
     EXPECT_TRUE(n.resolved) << name;
     EXPECT_EQ(n.symbol, name);
     EXPECT_EQ(n.module, "libc.so.6");
@@ -99,7 +99,7 @@ TEST(NativeSymbols, VdsoFunctionsAreNamedFromItsImageInMemory) {
 TEST(NativeSymbols, UnresolvedPcIsNamedAfterItsModule) {
   NativeSymbols withDebug(processModules());
   // An internal libc function: only the debug file (libc6-dbg) names it.
-  const NativeModule* libc = processModules().module_signalSafe(uintptr_t(dlsym(RTLD_DEFAULT, "write")));
+  const NativeModule* libc = processModules().module_signalSafe(uintptr_t(candor::testing::libcSymbol("write")));
   ASSERT_NE(libc, nullptr);
   std::string source;
   SymbolTable full = SymbolTable::load(libc->path, &source);
@@ -116,7 +116,7 @@ TEST(NativeSymbols, UnresolvedPcIsNamedAfterItsModule) {
   EXPECT_FALSE(n.resolved);
   EXPECT_EQ(n.symbol, "libc.so.6");
   EXPECT_EQ(dynamicOnly.sourceOf(libc), ".dynsym");
-  EXPECT_EQ(dynamicOnly.lookup(inside(dlsym(RTLD_DEFAULT, "writev"))).symbol, "writev");
+  EXPECT_EQ(dynamicOnly.lookup(inside(candor::testing::libcSymbol("writev"))).symbol, "writev");
   int onStack = 0;
   EXPECT_EQ(dynamicOnly.lookup(uintptr_t(&onStack)).module, "");
 }

@@ -1,6 +1,7 @@
 // Helpers shared by the walk/native unit tests: this process's module table and a reader of
 // the current thread's stack that refuses every word outside it.
 #pragma once
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <cstdint>
@@ -18,6 +19,12 @@ inline NativeModules& processModules() {
     return m;
   }();
   return *modules;
+}
+
+// libc's own definition of `name` (under ASan, RTLD_DEFAULT finds the sanitizer's interceptor).
+inline void* libcSymbol(const char* name) {
+  static void* libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  return libc != nullptr ? dlsym(libc, name) : nullptr;
 }
 
 // Reads only words of [low, high): a stray address is refused, never touched.

@@ -68,7 +68,9 @@ __attribute__((noinline)) int compareRaising(const void* a, const void* b) {
 __attribute__((noinline)) int sortWithRaise() {
   int values[64];
   for (int i = 0; i < 64; i++) values[i] = (i * 37) % 64;
-  qsort(values, 64, sizeof(int), compareRaising);
+  // libc's qsort itself, also under ASan (whose interceptor would sort without libc).
+  auto libcQsort = reinterpret_cast<decltype(&qsort)>(candor::testing::libcSymbol("qsort"));
+  libcQsort(values, 64, sizeof(int), compareRaising);
   return values[0] + values[63];  // no tail call: this frame stays on the stack
 }
 
@@ -250,7 +252,7 @@ TEST(NativeUnwinder, DwarfUsesRowsOfRealCode) {
   // At write's first instruction the return address is at rsp: CFA = rsp + 8, rbp untouched.
   FakeStack s;
   s.w[2] = kPc1;
-  uintptr_t write = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "write"));
+  uintptr_t write = reinterpret_cast<uintptr_t>(candor::testing::libcSymbol("write"));
   NativeRegs r{write, s.addr(2), 0x5555, true};
   NativeUnwinder unwinder(processModules());
   ASSERT_TRUE(unwinder.step_signalSafe(CStackMode::kDwarf, s.mem, &r));
@@ -263,7 +265,7 @@ TEST(NativeUnwinder, DwarfUsesRowsOfRealCode) {
 }
 
 TEST(NativeUnwinder, PltStubFrameDependsOnThePush) {
-  const NativeModule* libc = processModules().module_signalSafe(uintptr_t(dlsym(RTLD_DEFAULT, "write")));
+  const NativeModule* libc = processModules().module_signalSafe(uintptr_t(candor::testing::libcSymbol("write")));
   ASSERT_NE(libc, nullptr);
   std::string why;
   auto file = ElfImage::open(libc->path, &why);

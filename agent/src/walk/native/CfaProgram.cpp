@@ -39,8 +39,7 @@ void CfaProgram::run(uint64_t start, uint64_t length, ByteReader instructions) {
   start_ = loc_ = start;
   end_ = start + length;
   first_ = out_->size();
-  s_ = State{};
-  s_.offset = 8;
+  s_ = State{};  // the CIE's instructions set the real initial rule
   depth_ = 0;
   bool ok = execute(cie_.initial, true);
   initial_ = s_;
