@@ -3,19 +3,31 @@
 //  - building the module tables of a JVM process at profiling start: a JVM is created in this
 //    process (JNI_CreateJavaVM from $CANDOR_BENCH_JDK, default JDK 17), so its libraries are
 //    the ones a profiled JVM maps; time (median of 5 fresh builds) and heap bytes;
-//  - one unwind step with dwarf and with fp on a live stack through libc (qsort).
+//  - one unwind step with dwarf and with fp on a live stack through libc (qsort);
+//  - every thread of that JVM (GC, JIT, VM threads, mostly blocked in libc) unwound from a
+//    signal with reads inside CrashGuard, as the agent's handler will: how many walks reach
+//    the thread's root (clone3), with dwarf and with rbp links.
 // Claims about speed belong to bench/ runs; these numbers size the design.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <jni.h>
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <vector>
 
 #include "NativeTestSupport.h"
+#include "walk/native/NativeSymbols.h"
 #include "walk/native/NativeUnwinder.h"
+#include "walk/vm/CrashGuard.h"
 
 using namespace candor;
 using Clock = std::chrono::steady_clock;
@@ -23,7 +35,16 @@ using Clock = std::chrono::steady_clock;
 namespace {
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
+bool createJvm(std::string* why);
+// One JVM per process: created by the first test that needs it.
 bool startJvm(std::string* why) {
+  static std::string failure;
+  static bool ok = createJvm(&failure);
+  *why = failure;
+  return ok;
+}
+
+bool createJvm(std::string* why) {
   const char* jdk = getenv("CANDOR_BENCH_JDK");
   std::string lib = std::string(jdk != nullptr ? jdk : "/usr/lib/jvm/java-17-openjdk-amd64") + "/lib/server/libjvm.so";
   void* h = dlopen(lib.c_str(), RTLD_NOW);
@@ -153,4 +174,77 @@ TEST(NativeBench, DISABLED_UnwindStep) {
   recurse(30, &framed);
   printf("framed stack: dwarf %d frames, %.1f ns per step; fp %d frames, %.1f ns per step\n", framed.dwarfFrames,
          framed.dwarfNs, framed.fpFrames, framed.fpNs);
+}
+
+namespace {
+struct ThreadWalk {
+  uintptr_t dwarf[256], fp[256];
+  int dwarfCount, fpCount;
+  std::atomic<bool> done;
+};
+ThreadWalk gWalk;
+NativeModules* gJvmModules;
+
+void walkThisThread(int, siginfo_t*, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  NativeRegs start{uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), uintptr_t(uc->uc_mcontext.gregs[REG_RSP]),
+                   uintptr_t(uc->uc_mcontext.gregs[REG_RBP]), true};
+  NativeMemory mem{NativeMemory::direct_signalSafe, nullptr};  // stack bounds unknown: the checks and the guard
+  NativeUnwinder unwinder(*gJvmModules);
+  gWalk.dwarfCount = gWalk.fpCount = 0;
+  sigjmp_buf jb;
+  if (sigsetjmp(jb, 0) == 0) {
+    CrashGuard::arm_signalSafe(&jb);
+    NativeRegs r = start;
+    gWalk.dwarfCount = unwinder.unwind_signalSafe(CStackMode::kDwarf, mem, &r, gWalk.dwarf, 256, nullptr, nullptr);
+    r = start;
+    gWalk.fpCount = unwinder.unwind_signalSafe(CStackMode::kFp, mem, &r, gWalk.fp, 256, nullptr, nullptr);
+    CrashGuard::disarm_signalSafe();
+  }
+  gWalk.done.store(true);
+}
+
+bool endsAtRoot(NativeSymbols& symbols, const uintptr_t* pcs, int n) {
+  return n > 1 && symbols.lookup(pcs[n - 1] - 1).symbol.find("clone") != std::string_view::npos;
+}
+}  // namespace
+
+TEST(NativeBench, DISABLED_JvmThreadsUnwindToTheirRoots) {
+  std::string why;
+  ASSERT_TRUE(startJvm(&why)) << why;
+  ASSERT_TRUE(CrashGuard::install(&why)) << why;
+  NativeModules modules;
+  modules.refresh();
+  gJvmModules = &modules;
+  struct sigaction sa = {}, old = {};
+  sa.sa_sigaction = walkThisThread;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  ASSERT_EQ(sigaction(SIGURG, &sa, &old), 0);  // a signal the JVM leaves alone
+  NativeSymbols symbols(modules);
+  int threads = 0, dwarfRoots = 0, fpRoots = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  ASSERT_NE(tasks, nullptr);
+  while (dirent* e = readdir(tasks)) {
+    int tid = atoi(e->d_name);
+    if (tid <= 0 || tid == gettid()) continue;
+    gWalk.done = false;
+    if (syscall(SYS_tgkill, getpid(), tid, SIGURG) != 0) continue;
+    for (int i = 0; i < 2000 && !gWalk.done.load(); i++) usleep(500);
+    if (!gWalk.done.load()) continue;  // blocked the signal, or gone
+    threads++;
+    bool root = endsAtRoot(symbols, gWalk.dwarf, gWalk.dwarfCount);
+    dwarfRoots += root;
+    fpRoots += endsAtRoot(symbols, gWalk.fp, gWalk.fpCount);
+    std::string stack;
+    for (int i = 0; i < gWalk.dwarfCount; i++) {
+      stack += std::string(symbols.lookup(i == 0 ? gWalk.dwarf[i] : gWalk.dwarf[i] - 1).symbol) + ";";
+    }
+    printf("tid %d: dwarf %d frames%s, fp %d: %s\n", tid, gWalk.dwarfCount, root ? " (root)" : "", gWalk.fpCount,
+           stack.c_str());
+  }
+  closedir(tasks);
+  sigaction(SIGURG, &old, nullptr);
+  printf("threads %d: dwarf walks reaching clone/clone3 %d, fp walks %d\n", threads, dwarfRoots, fpRoots);
+  EXPECT_GE(threads, 8);
+  EXPECT_GE(dwarfRoots * 10, threads * 9);
 }
