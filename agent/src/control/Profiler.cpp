@@ -26,6 +26,9 @@
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
 #include "walk/RemoteWalker.h"
+#include "walk/UserStack.h"
+#include "walk/native/NativeStack.h"
+#include "walk/vm/CrashGuard.h"
 #include "walk/vm/VmStackWalker.h"
 
 namespace candor {
@@ -213,12 +216,20 @@ bool Profiler::start(const Options& options, std::string* why) {
   // walk=vm and walk=remote fall back to AGCT (with one log line) when this JVM lacks what the
   // own walker needs.
   if (options_.walk != WalkMode::kAgct && !VmStackWalker::enable(Jvm::jvmti(), env)) options_.walk = WalkMode::kAgct;
+  // cstack=: C frames need the unwind tables and the crash guard; without them, Java frames only.
+  std::string cstackWhy;
+  if (options_.cstack != CStackMode::kNo &&
+      (!CrashGuard::install(&cstackWhy) || !NativeStack::enable(options_.cstack, &cstackWhy))) {
+    logInfo("native frames are not walked (%s); cstack=no", cstackWhy.c_str());
+    options_.cstack = CStackMode::kNo;
+  }
+  if (options_.cstack == CStackMode::kNo) NativeStack::enable(CStackMode::kNo, &cstackWhy);
   // walk=copy: the handler walks only wall ticks (event=cpu,wall), with the own walker too.
   walker_->useOwnWalker(options_.walk == WalkMode::kVm || options_.walk == WalkMode::kCopy);
   auto interval = static_cast<uint64_t>(options_.cpuEngine ? options_.intervalNs : 0);
   walker_->throttleWalksAbove(interval / 2, 2 * interval);
   if (options_.walk == WalkMode::kRemote) {
-    remoteWalker_ = std::make_unique<RemoteWalker>(*ring_, counters_, &VmStackWalker::walk_signalSafe);
+    remoteWalker_ = std::make_unique<RemoteWalker>(*ring_, counters_, &walkUserStackOwn_signalSafe);
     remoteWalker_->start();
     walker_->useRemoteWalker(remoteWalker_.get());
     undo.push([this] {
@@ -255,11 +266,10 @@ bool Profiler::start(const Options& options, std::string* why) {
     logInfo("cpu ticks in the kernel: %s (%s)", kernelTimeName(engine_->kernelTime()),
             engine_->kernelTimeReason().c_str());
   }
-  logInfo("profiling started: event=%s interval=%lldns%s walk=%s, %zu threads", eventsName(options_).c_str(),
+  logInfo("profiling started: event=%s interval=%lldns%s walk=%s cstack=%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
           engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
-          walkModeName(options_.walk),
-          registry_.armedCount());
+          walkModeName(options_.walk), cstackModeName(options_.cstack), registry_.armedCount());
   return true;
 }
 
@@ -306,6 +316,7 @@ bool Profiler::drainStep() {
     if (jfr_) jfr_->maybeFlush();
   }
   if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
+  NativeStack::refresh();  // libraries loaded since (libnio comes with the first NIO call): ~1 µs if none
   // Hurry while the ring fills faster than one step per 5 ms keeps up with, or while deep stacks
   // borrow spill buffers (each is lent until a drain gives it back).
   uint64_t lent = ring_->spill().lent();

@@ -30,7 +30,10 @@ ThreadKind classifyNativeThread(const std::string& comm) {
   auto has = [&](const char* s) { return comm.find(s) != std::string::npos; };
   if (has("Compiler") || has("C1 ") || has("C2 ")) return ThreadKind::kCompiler;
   if (has("GC") || has("G1 ") || comm.rfind("Z", 0) == 0 || has("Shenandoah") || has("Conc")) return ThreadKind::kGc;
-  if (has("VM ")) return ThreadKind::kVm;
+  if (has("VM ") || has("Service Thread") || has("Monitor Deflation") || has("Signal Dispatcher") ||
+      has("Notification Thread") || has("Sweeper")) {
+    return ThreadKind::kVm;
+  }
   return ThreadKind::kOther;
 }
 

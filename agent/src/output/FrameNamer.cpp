@@ -1,78 +1,21 @@
 #include "output/FrameNamer.h"
 
-#include <cxxabi.h>
-#include <dlfcn.h>
+#include <string>
 
-#include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <vector>
+#include "base/Log.h"
+#include "walk/native/KernelSymbols.h"
+#include "walk/native/NativeStack.h"
+#include "walk/native/NativeSymbols.h"
 
 namespace candor {
 
-// The symbol tables behind native and kernel names.
+// The symbol tables behind native and kernel names, read when first needed.
 class FrameNamer::Symbols {
  public:
-  // {symbol, library}; an empty symbol when the pc is in a library without one covering it.
-  std::pair<std::string, std::string> native(uintptr_t pc) {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr) return {"", ""};
-    std::string lib = info.dli_fname;
-    size_t slash = lib.rfind('/');
-    if (slash != std::string::npos) lib = lib.substr(slash + 1);
-    return {info.dli_sname != nullptr ? info.dli_sname : "", lib};
-  }
-
-  std::string kernel(uintptr_t address) {
-    if (!kallsymsRead_) readKallsyms();
-    auto it = std::upper_bound(kallsyms_.begin(), kallsyms_.end(), address,
-                               [](uintptr_t a, const std::pair<uintptr_t, std::string>& e) { return a < e.first; });
-    if (it == kallsyms_.begin()) return "";
-    return std::prev(it)->second;
-  }
-
- private:
-  void readKallsyms() {
-    kallsymsRead_ = true;
-    std::ifstream in("/proc/kallsyms");
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string addr, type, name;
-      if (!(fields >> addr >> type >> name)) continue;
-      if (type != "t" && type != "T") continue;
-      uintptr_t a = std::strtoull(addr.c_str(), nullptr, 16);
-      if (a != 0) kallsyms_.emplace_back(a, name);
-    }
-    std::sort(kallsyms_.begin(), kallsyms_.end());
-  }
-
-  bool kallsymsRead_ = false;
-  std::vector<std::pair<uintptr_t, std::string>> kallsyms_;
+  NativeSymbols natives{NativeStack::modules()};
+  KernelSymbols kernel;
+  bool kernelTried = false;
 };
-
-namespace {
-// "ns::Class::method(int, char*) const" → "ns::Class::method"; plain C names stay as they are.
-std::string demangledWithoutParameters(const std::string& symbol, bool* demangled) {
-  *demangled = false;
-  if (symbol.rfind("_Z", 0) != 0) return symbol;
-  int status = 0;
-  char* out = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) return symbol;
-  std::string s = out;
-  free(out);
-  *demangled = true;
-  // Cut at the '(' that opens the outermost parameter list (templates may hold parentheses).
-  int depth = 0;
-  for (size_t i = 0; i < s.size(); i++) {
-    if (s[i] == '<') depth++;
-    else if (s[i] == '>') depth--;
-    else if (s[i] == '(' && depth == 0 && i > 0) return s.substr(0, i);
-  }
-  return s;
-}
-}  // namespace
 
 FrameNamer::FrameNamer(MethodResolver& resolver) : resolver_(resolver), symbols_(std::make_unique<Symbols>()) {
   truncated_.methodName = "[truncated]";
@@ -99,9 +42,10 @@ const MethodInfo& FrameNamer::native(uintptr_t pc) {
   MethodInfo& m = natives_[pc];
   if (m.resolved) return m;
   m.resolved = true;
-  auto [symbol, lib] = symbols_->native(pc);
-  m.className = lib;
-  m.methodName = symbol.empty() ? (lib.empty() ? "[unknown_native]" : lib) : demangledWithoutParameters(symbol, &m.demangled);
+  NativeFrameName name = symbols_->natives.lookup(pc);  // the stored pc is already the call's (pc − 1)
+  m.className = std::string(name.module);
+  m.methodName = name.symbol.empty() ? "[unknown_native]" : std::string(name.symbol);
+  m.demangled = name.resolved && m.methodName.find("::") != std::string::npos;
   m.modifiers = 0x100;  // native
   return m;
 }
@@ -110,8 +54,13 @@ const MethodInfo& FrameNamer::kernel(uintptr_t address) {
   MethodInfo& m = kernel_[address];
   if (m.resolved) return m;
   m.resolved = true;
-  std::string symbol = symbols_->kernel(address);
-  m.methodName = symbol.empty() ? "[unknown_kernel]" : symbol;
+  if (!symbols_->kernelTried) {
+    symbols_->kernelTried = true;
+    std::string why;
+    if (!symbols_->kernel.load(&why)) logInfo("kernel frames are not named: %s", why.c_str());
+  }
+  KernelSymbols::Hit hit;
+  m.methodName = symbols_->kernel.lookup(address, &hit) ? std::string(hit.name) : "[unknown_kernel]";
   m.modifiers = 0x100;
   return m;
 }

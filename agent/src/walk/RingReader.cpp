@@ -9,6 +9,7 @@
 #include "jvm/AgentThread.h"
 #include "jvm/Jvm.h"
 #include "walk/SlotFill.h"
+#include "walk/native/NativeStack.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/VmStackWalker.h"
 
@@ -131,14 +132,33 @@ int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* s
   bool beyond = false;
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
     StackCopy copy(regs, sample.stack, sample.stackSize);  // fresh per walk: fillFrames may walk twice
-    int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames, max);
+    int32_t c = cFramesOfCopy(&copy, frames, max - 1);
+    int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
     beyond = copy.beyond();
-    return walked;
+    return walked > 0 ? c + walked : (c > 0 && walked == kNoJavaFrameCode ? c : walked);
   });
   if (n > 0 && beyond) {
     slot->truncated = 1;
     addPlain(truncated_, 1);
   }
+  return n;
+}
+
+int32_t RingReader::cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max) {
+  const SampledRegs& sampled = copy->regs();
+  if (!NativeStack::isNative_signalSafe(sampled.pc)) return 0;
+  // Every word of the sampled stack comes from the copy; the walk stops where the copy ends
+  // (a JNI function with a large local buffer may reach past an 8k copy: stackcopy= more).
+  NativeMemory mem{[](void* ctx, uintptr_t addr, uintptr_t* out) {
+                     auto* c = static_cast<StackCopy*>(ctx);
+                     *out = c->load_signalSafe(addr);
+                     return !c->beyond();
+                   },
+                   copy};
+  NativeRegs regs{sampled.pc, sampled.sp, sampled.fp, true};
+  int32_t n = NativeStack::walk_signalSafe(mem, &regs, frames, max);
+  // Reached Java code: the Java walk starts there instead of guessing through rbp links.
+  if (n > 0 && !copy->beyond() && !NativeStack::isNative_signalSafe(regs.pc)) copy->resumeAt(regs.pc, regs.sp, regs.fp);
   return n;
 }
 

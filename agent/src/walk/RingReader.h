@@ -22,6 +22,7 @@
 #include "concurrent/SampleRing.h"
 #include "engine/PerfRingEngine.h"
 #include "engine/PerfSampleRecord.h"
+#include "walk/vm/StackCopy.h"
 #include "store/SampleAccounting.h"
 
 namespace candor {
@@ -49,6 +50,9 @@ class RingReader : public RingConsumer {
   int32_t walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot);
   // Ticks the event skipped (in the kernel, or throttled) since the ring's previous sample.
   uint64_t unsampledTicks(PerfRing& ring, const PerfSample& sample) const;
+  // C frames of a copied sample (cstack), read from the copy only; moves the copy's start to
+  // the Java frame they lead to.
+  static int32_t cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max);
   // The JavaThread of `ring`'s thread: r15 of this sample if confirmed, else the one remembered.
   uintptr_t javaThreadOf(PerfRing& ring, const PerfSample& sample) const;
   bool confirmsThread(uintptr_t candidate, int tid) const;

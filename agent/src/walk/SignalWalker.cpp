@@ -12,6 +12,7 @@
 #include "concurrent/Clock.h"
 #include "jvm/Jvm.h"
 #include "walk/SlotFill.h"
+#include "walk/UserStack.h"
 #include "walk/vm/VmStackWalker.h"
 
 namespace candor {
@@ -79,7 +80,7 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
       kernelFrames = t.batch != nullptr
                          ? t.engine->kernelFrames_signalSafe(*t.batch, t.record, frames, std::min(max - 1, kMaxKernelFrames))
                          : 0;
-      int32_t n = userFrames_signalSafe(ucontext, env, frames + kernelFrames, max - kernelFrames);
+      int32_t n = walkUserStack_signalSafe(env, ucontext, frames + kernelFrames, max - kernelFrames, ownWalker_);
       return n > 0 ? kernelFrames + n : n;
     }, &hints_, t.tid);
     // The extra slots copy this one's frames: before it is published, while they are still ours.
@@ -105,14 +106,6 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
     if (timeCpu) throttle_.charge_signalSafe(t.tid, end, clockNs(CLOCK_THREAD_CPUTIME_ID) - cpuStart, WalkThrottle::Cost::kCpuTime);
     else throttle_.charge_signalSafe(t.tid, end, end - t.timeNs, WalkThrottle::Cost::kClock);
   }
-}
-
-int32_t SignalWalker::userFrames_signalSafe(void* ucontext, JNIEnv* env, ASGCT_CallFrame* frames, int32_t max) {
-  if (env == nullptr) return kNotJavaThreadCode;
-  if (ownWalker_) return VmStackWalker::walk_signalSafe(env, ucontext, frames, max);
-  ASGCT_CallTrace trace = {env, 0, frames};
-  Jvm::asgct()(&trace, max, ucontext);
-  return trace.num_frames;
 }
 
 void SignalWalker::recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t) {

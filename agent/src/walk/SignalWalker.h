@@ -53,8 +53,6 @@ class SignalWalker : public SignalSampleSink {
   // Walks on this thread (or hands to the remote walker), charging the walk to the throttle for
   // CPU ticks; returns the slot it published or nullptr (dropped, remote, or a failure).
   void walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel);
-  // The user-space frames: native ones (cstack), then Java ones.
-  int32_t userFrames_signalSafe(void* ucontext, JNIEnv* env, ASGCT_CallFrame* frames, int32_t max);
   // The older records of a batch: their kernel frames over a copy of `main`'s user frames.
   void recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t);
   void recordCode_signalSafe(int32_t code, const Tick& t);

@@ -53,7 +53,7 @@ bool FrameWalker::startFromCopy_signalSafe(const Stack& s, Regs* r, int32_t* cod
                                            bool* leafCall) const {
   const SampledRegs& sampled = s.copy->regs();
   *r = Regs{sampled.pc, sampled.sp, sampled.fp, sampled.bcp};
-  *interrupted = true;
+  *interrupted = !s.copy->resumed();  // resumed below C frames: pc is a return address
   if (code_.inCodeCache_signalSafe(r->pc)) return true;
   *interrupted = false;
   r->bcp = 0;
@@ -224,7 +224,7 @@ int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, 
 }
 
 int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
-                                     StackCopy* copy) const {
+                                     StackCopy* copy, bool cFramesAbove) const {
   uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
   Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base, copy};
   Regs r = {0, 0, 0, 0};
@@ -234,7 +234,7 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
   if (!startRegs_signalSafe(thread, ucontext, s, &r, &code, &top, &leafCall)) return code;
   uintptr_t callStubReturn = loadPtr_signalSafe(reinterpret_cast<uintptr_t>(l_.callStubReturn));
   int32_t n = 0;
-  if (leafCall && max > 1) {
+  if (leafCall && max > 1 && !cFramesAbove) {
     const char* name = copy != nullptr ? kCopiedNativeName : kLeafCallName;
     frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(0, name, false)};
   }

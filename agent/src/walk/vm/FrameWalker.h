@@ -30,8 +30,9 @@ class FrameWalker {
   // inside CrashGuard: a fault here is expected and caught by the caller.
   // walk=copy: `copy` (not null) is a sample perf took; the walk starts from its registers
   // (`ucontext` is ignored) and reads the thread's stack only from it (StackCopy.h).
+  // `cFramesAbove`: the C frames above are recorded already (cstack): no leaf-call pseudo-frame.
   int32_t walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
-                          StackCopy* copy = nullptr) const;
+                          StackCopy* copy = nullptr, bool cFramesAbove = false) const;
 
  private:
   struct Regs {

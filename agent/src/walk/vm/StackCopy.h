@@ -24,17 +24,25 @@ class StackCopy {
  public:
   // `bytes`: the `size` bytes that were at [regs.sp, regs.sp + size) at the sample.
   StackCopy(const SampledRegs& regs, const void* bytes, uint64_t size)
-      : regs_(regs), bytes_(static_cast<const char*>(bytes)), size_(size) {}
+      : regs_(regs), base_(regs.sp), bytes_(static_cast<const char*>(bytes)), size_(size) {}
 
+  // The registers the Java walk starts from: the sampled ones, or those of the Java frame the C
+  // frames above it were unwound to (cstack).
   const SampledRegs& regs() const { return regs_; }
+  void resumeAt(uintptr_t pc, uintptr_t sp, uintptr_t fp) {
+    regs_ = SampledRegs{pc, sp, fp, 0};
+    resumed_ = true;
+  }
+  // regs().pc is a return address (resumeAt), not the interrupted instruction.
+  bool resumed() const { return resumed_; }
   uint64_t size() const { return size_; }
 
   // A word of the sampled thread's stack at `addr`: from the copy, or 0 (and beyond() from now
   // on) when the word is not inside it.
   uintptr_t load_signalSafe(uintptr_t addr) {
-    if (addr >= regs_.sp && addr - regs_.sp <= size_ && size_ - (addr - regs_.sp) >= sizeof(uintptr_t)) {
+    if (addr >= base_ && addr - base_ <= size_ && size_ - (addr - base_) >= sizeof(uintptr_t)) {
       uintptr_t value;
-      memcpy(&value, bytes_ + (addr - regs_.sp), sizeof value);
+      memcpy(&value, bytes_ + (addr - base_), sizeof value);
       return value;
     }
     beyond_ = true;
@@ -45,9 +53,11 @@ class StackCopy {
 
  private:
   SampledRegs regs_;
+  uintptr_t base_;  // the sampled sp: where the copy begins
   const char* bytes_;
   uint64_t size_;
   bool beyond_ = false;
+  bool resumed_ = false;
 };
 
 }  // namespace candor

@@ -1,0 +1,57 @@
+#include "walk/UserStack.h"
+
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include "jvm/Jvm.h"
+#include "walk/native/NativeStack.h"
+#include "walk/vm/CrashGuard.h"
+#include "walk/vm/VmStackWalker.h"
+
+namespace candor {
+
+namespace {
+// The C frames from the interrupted registers up to Java code, read live inside the crash guard
+// (a stray rbp or a bad unwind row must not fault the application's thread). A fault keeps no
+// frame: the Java walk goes on from its own start.
+int32_t cFrames_signalSafe(void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
+  if (NativeStack::mode() == CStackMode::kNo || !CrashGuard::installed()) return 0;
+  auto uc = static_cast<const ucontext_t*>(ucontext);
+  NativeRegs regs{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
+                  static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
+                  static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]), true};
+  if (!NativeStack::isNative_signalSafe(regs.pc)) return 0;  // in Java code: nothing to do
+  NativeMemory mem{&NativeMemory::direct_signalSafe, nullptr};
+  sigjmp_buf jb;
+  volatile int32_t n = 0;  // survives a siglongjmp back here
+  if (sigsetjmp(jb, 0) == 0) {
+    CrashGuard::arm_signalSafe(&jb);
+    n = NativeStack::walk_signalSafe(mem, &regs, frames, max);
+    CrashGuard::disarm_signalSafe();
+  }
+  return n;
+}
+}  // namespace
+
+int32_t walkUserStack_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max, bool ownWalker) {
+  int32_t c = cFrames_signalSafe(ucontext, frames, max - 1);  // room for one Java frame at least
+  if (env == nullptr) return c > 0 ? c : kNotJavaThreadCode;
+  int32_t j;
+  if (ownWalker) {
+    j = VmStackWalker::walk_signalSafe(env, ucontext, frames + c, max - c, c > 0);
+  } else {
+    ASGCT_CallTrace trace = {env, 0, frames + c};
+    Jvm::asgct()(&trace, max - c, ucontext);
+    j = trace.num_frames;
+  }
+  if (j > 0) return c + j;
+  // C code with no Java frame under it (a thread attached from native code, the JVM's own work
+  // on a Java thread) is a stack of its own; any other failure of the Java walk stays a failure.
+  return c > 0 && j == kNoJavaFrameCode ? c : j;
+}
+
+int32_t walkUserStackOwn_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
+  return walkUserStack_signalSafe(env, ucontext, frames, max, true);
+}
+
+}  // namespace candor
