@@ -15,7 +15,7 @@ namespace {
 // (a stray rbp or a bad unwind row must not fault the application's thread). A fault keeps no
 // frame: the Java walk goes on from its own start.
 int32_t cFrames_signalSafe(void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
-  if (NativeStack::mode() == CStackMode::kNo || !CrashGuard::installed()) return 0;
+  if (NativeStack::mode() == CStackMode::kNo) return 0;  // enabled only once the crash guard is installed
   auto uc = static_cast<const ucontext_t*>(ucontext);
   NativeRegs regs{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
                   static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),

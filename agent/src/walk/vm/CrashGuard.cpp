@@ -54,6 +54,14 @@ void CrashGuard::disarm_signalSafe() {
   tJump = nullptr;
 }
 
+void CrashGuard::bail_signalSafe() {
+  sigjmp_buf* jb = tJump;
+  if (jb == nullptr) return;
+  tJump = nullptr;
+  addPlain(caught_, uint64_t{1});
+  siglongjmp(*jb, 1);
+}
+
 void CrashGuard::onFault_signalSafe(int sig, siginfo_t* info, void* ucontext) {
   sigjmp_buf* jb = tJump;
   if (jb != nullptr) {

@@ -31,6 +31,9 @@ class CrashGuard {
   //   else { /* a fault was caught; already disarmed */ }
   static void arm_signalSafe(sigjmp_buf* jb);
   static void disarm_signalSafe();
+  // Signal-handler path: when armed, leaves the guarded reads as a caught fault would (counted);
+  // unarmed, returns.
+  static void bail_signalSafe();
 
   // Faults caught since the process started.
   static uint64_t faultsCaught() { return lp(caught_); }

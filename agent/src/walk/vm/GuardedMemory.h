@@ -4,12 +4,21 @@
 #pragma once
 #include <cstdint>
 
+#include "walk/vm/CrashGuard.h"
 #include "walk/vm/VmLayout.h"
 
 namespace candor {
 
+// Nothing of the JVM's lies in the lowest 16 MB of the address space (mmap_min_addr is 64 KB;
+// heaps, metaspace, code and libraries are far above). A read there is a stale or garbage
+// pointer: it ends the walk as a fault would, without raising one. That matters beyond speed:
+// with libjsig preloaded the JVM's SIGSEGV handler runs before the crash guard, and it may take a
+// low address for one of its implicit null checks and stop the process.
+constexpr uintptr_t kLowestJvmAddress = uintptr_t(1) << 24;
+
 template <typename T>
 inline T load_signalSafe(uintptr_t addr) {
+  if (addr < kLowestJvmAddress) CrashGuard::bail_signalSafe();
   return *reinterpret_cast<const volatile T*>(addr);
 }
 
