@@ -43,7 +43,7 @@ struct SampleSlot {
   uint8_t truncated;     // 1: the walk stopped at the depth limit; outer frames may be missing
   int16_t spill;         // >= 0: the frames are in this SpillPool buffer, not in `frames`
   uint32_t handlerNs;    // time from the handler's start to the publish; 0 when not measured
-  uint32_t weight;       // ticks this sample stands for (merged perf overflows, estimated kernel time)
+  uint32_t weight = 1;   // ticks this sample stands for (merged perf overflows, estimated kernel time)
   ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
 };
 

@@ -67,19 +67,29 @@ inline int32_t firstJavaFrame(const ASGCT_CallFrame* frames, int32_t n) {
 template <typename WriteTop>
 inline void recordOnTopOf_signalSafe(SampleRing& ring, HandlerCounters& counters, const SampleSlot* src,
                                      int32_t from, uint32_t weight, WriteTop&& writeTop) {
+  constexpr int32_t kTopRoom = 80;  // the most frames writeTop writes (kernel frames, a marker)
   auto kind = static_cast<SampleKind>(src->kind);
   SampleSlot* slot = claimForTick_signalSafe(ring, counters, kind, weight);
   if (slot == nullptr) return;
   fillHeader_signalSafe(slot, src->tid, kind, static_cast<ThreadState>(src->state), src->timeNs, -1);
+  int32_t rest = src->numFrames > 0 ? src->numFrames - from : 0;
+  ASGCT_CallFrame* dst = slot->frames;
   auto room = static_cast<int32_t>(ring.depth());
-  int32_t n = writeTop(slot->frames, room);
+  if (rest + kTopRoom > room) {  // a deep stack: copy it whole into a spill buffer, as its walk did
+    int buffer = ring.maxDepth() > ring.depth() ? ring.spill().tryClaim_signalSafe() : -1;
+    if (buffer >= 0) {
+      dst = ring.spill().buffer(buffer);
+      room = static_cast<int32_t>(std::min(ring.maxDepth(), ring.spill().frames()));
+      slot->spill = static_cast<int16_t>(buffer);
+    }
+  }
+  int32_t n = writeTop(dst, room);
   if (src->numFrames <= 0) {
     slot->numFrames = n > 0 ? n : src->numFrames;
   } else {
     const ASGCT_CallFrame* frames = ring.framesOf(src);
-    int32_t rest = src->numFrames - from;
     int32_t copy = std::min(rest, room - n);
-    for (int32_t i = 0; i < copy; i++) slot->frames[n + i] = frames[from + i];
+    for (int32_t i = 0; i < copy; i++) dst[n + i] = frames[from + i];
     slot->truncated = src->truncated != 0 || copy < rest ? 1 : 0;
     slot->numFrames = n + copy;
   }

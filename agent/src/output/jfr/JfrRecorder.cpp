@@ -127,9 +127,11 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
     scratch_.putString(sampleKindName(kind));
   }
   pools_.useThread(slot.tid);
-  events_.putEvent(scratch_);
+  // A slot of weight n stands for n ticks (merged overflows, estimated kernel time): n events, so
+  // readers that count events count ticks.
+  for (uint32_t i = 0; i < slot.weight; i++) events_.putEvent(scratch_);
   noteTime(slot.timeNs);
-  tickEvents_++;
+  tickEvents_ += slot.weight;
 }
 
 void JfrRecorder::maybeFlush() {
