@@ -150,6 +150,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     *why = "the JVM is not ready for profiling";
     return false;
   }
+  options_ = options;  // checkOutputs and the steps below read the session's options
   if (!checkOutputs(options, why)) return false;
   // Slots hold kSlotDepth frames; a deeper stack borrows one of kSpillBuffers buffers for up to
   // depth= frames (only the pages it fills are touched).
@@ -160,7 +161,6 @@ bool Profiler::start(const Options& options, std::string* why) {
     *why = "cannot allocate the sample ring (ringsize x depth too large?)";
     return false;
   }
-  options_ = options;
 
   // Then take each resource with its undo. Installed signal handlers stay: they are idle while
   // no session runs, and installing is idempotent.
@@ -262,14 +262,13 @@ bool Profiler::start(const Options& options, std::string* why) {
     sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
     sampler_->start();
   }
-  if (engine_) {
-    logInfo("cpu ticks in the kernel: %s (%s)", kernelTimeName(engine_->kernelTime()),
-            engine_->kernelTimeReason().c_str());
-  }
-  logInfo("profiling started: event=%s interval=%lldns%s walk=%s cstack=%s, %zu threads", eventsName(options_).c_str(),
+  std::string kernel = engine_ ? std::string(" kernel=") + kernelTimeName(engine_->kernelTime()) + " (" +
+                                    engine_->kernelTimeReason() + ")"
+                              : "";
+  logInfo("profiling started: event=%s interval=%lldns%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
           engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
-          walkModeName(options_.walk), cstackModeName(options_.cstack), registry_.armedCount());
+          walkModeName(options_.walk), cstackModeName(options_.cstack), kernel.c_str(), registry_.armedCount());
   return true;
 }
 
@@ -312,6 +311,10 @@ bool Profiler::drainStep() {
   uint64_t drained;
   {
     std::lock_guard<std::mutex> lock(storeMutex_);
+    if (!namesPreloaded_) {  // once per process, on the writer: symbol tables cost their memory at the start
+      namesPreloaded_ = true;
+      names_->preload(engine_ && engine_->kernelTime() == KernelTime::kSampled);
+    }
     drained = drainLocked();
     if (jfr_) jfr_->maybeFlush();
   }

@@ -71,6 +71,7 @@ class Profiler {
   SampleAccounting accounting_{store_};
   std::unique_ptr<MethodResolver> resolver_;
   std::unique_ptr<FrameNamer> names_;
+  bool namesPreloaded_ = false;
   std::unique_ptr<JfrRecorder> jfr_;
 
   uint64_t startWallNs_ = 0;

@@ -1,5 +1,8 @@
 #include "output/FrameNamer.h"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <string>
 
 #include "base/Log.h"
@@ -26,6 +29,13 @@ FrameNamer::FrameNamer(MethodResolver& resolver) : resolver_(resolver), symbols_
 
 FrameNamer::~FrameNamer() = default;
 
+void FrameNamer::preload(bool kernel) {
+  if (kernel) this->kernel(0);  // loads the table (address 0 names nothing)
+  // A pc in libc (write) and one in libjvm (its JNI entry): their modules' tables load.
+  symbols_->natives.lookup(reinterpret_cast<uintptr_t>(&::write));
+  if (void* jvm = dlsym(RTLD_DEFAULT, "JNI_CreateJavaVM")) symbols_->natives.lookup(reinterpret_cast<uintptr_t>(jvm));
+}
+
 FrameKind FrameNamer::kind(const StoredFrame& f) const {
   switch (f.bci) {
     case kNativeFrameBci: return FrameKind::kNative;
@@ -44,6 +54,10 @@ const MethodInfo& FrameNamer::native(uintptr_t pc) {
   m.resolved = true;
   NativeFrameName name = symbols_->natives.lookup(pc);  // the stored pc is already the call's (pc − 1)
   m.className = std::string(name.module);
+  // "[vdso]" → "vdso", as async-profiler names it: a JFR class name must not look like an array.
+  if (m.className.size() > 2 && m.className.front() == '[' && m.className.back() == ']') {
+    m.className = m.className.substr(1, m.className.size() - 2);
+  }
   m.methodName = name.symbol.empty() ? "[unknown_native]" : std::string(name.symbol);
   m.demangled = name.resolved && m.methodName.find("::") != std::string::npos;
   m.modifiers = 0x100;  // native

@@ -27,6 +27,11 @@ class FrameNamer {
   explicit FrameNamer(MethodResolver& resolver);
   ~FrameNamer();
 
+  // Writer thread, early in a session: reads the symbol tables nearly every profile needs (the
+  // kernel's when its frames are sampled; libjvm's and libc's), so that their memory is taken
+  // once at the start rather than whenever the first such frame shows up.
+  void preload(bool kernel);
+
   FrameKind kind(const StoredFrame& f) const;
   // What JFR writes: class (library for native frames, "" for kernel and stub frames), method
   // name and signature. Markers ([truncated], [kernel_unsampled]) get their bracketed name.
