@@ -11,12 +11,13 @@ seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
 passed=0
 failed=0
-for name in options names; do
+for name in options names elf; do
   bin=$build/fuzz_$name
   work=$build/corpus-$name
   mkdir -p "$work"
   log=$build/fuzz_$name.log
-  "$bin" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+  maxlen=4096; [ "$name" = elf ] && maxlen=16384  # an ELF image needs room for its headers and tables
+  "$bin" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=$maxlen -print_final_stats=1 \
     -artifact_prefix="$build/" "$work" "$here/corpus/$name" >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
