@@ -64,7 +64,8 @@ public final class ApiUser {
         System.out.println("workload done");
     }
 
-    private static String thrown(Runnable r) {
+    // What a call threw, as "Class: message", for the test to compare.
+    static String thrown(Runnable r) {
         try {
             r.run();
             return "(nothing thrown)";

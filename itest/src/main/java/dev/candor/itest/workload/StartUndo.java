@@ -29,12 +29,12 @@ public final class StartUndo {
         Candor.status();  // the API's own first use (the library, its files) is not what is measured
         seen.setProperty("threads.before", candorThreads());
         seen.setProperty("fds.before", Long.toString(openFds()));
-        seen.setProperty("first", thrown(() -> Candor.start(options)));
+        seen.setProperty("first", ApiUser.thrown(() -> Candor.start(options)));
         seen.setProperty("threads.afterFailure", candorThreads());
         seen.setProperty("fds.afterFailure", Long.toString(openFds()));
         seen.setProperty("jfr.afterFailure", Boolean.toString(Files.exists(out.resolve("undo.jfr"))));
         seen.setProperty("status.afterFailure", Candor.status());
-        seen.setProperty("second", thrown(() -> Candor.start(options)));
+        seen.setProperty("second", ApiUser.thrown(() -> Candor.start(options)));
         int x = 0;
         long end = Hot.cpu() + 500_000_000L;
         while (Hot.cpu() < end) {
@@ -47,15 +47,6 @@ public final class StartUndo {
             seen.store(w, "what StartUndo saw");
         }
         System.out.println("workload done");
-    }
-
-    private static String thrown(Runnable r) {
-        try {
-            r.run();
-            return "(nothing thrown)";
-        } catch (RuntimeException e) {
-            return e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
     }
 
     // The OS names of candor's own threads ("candor walker", ...), sorted.
