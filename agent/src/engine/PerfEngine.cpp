@@ -27,6 +27,7 @@ constexpr uint16_t kMaxKernelFrames = 64;
 struct CpuMark {
   uint64_t session;
   uint64_t cpuNs;
+  int64_t debtNs;  // CPU time the ticks so far fell short of (may be negative: a tick came early)
 };
 __thread CpuMark tCpuMark __attribute__((tls_model("initial-exec")));
 std::atomic<uint64_t> gSessions{0};
@@ -125,21 +126,31 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
     ioctl(info->si_fd, PERF_EVENT_IOC_PERIOD, &period);
   }
   PerfTickRing::read_signalSafe(info->si_fd, tid, batch);
-  if (!kernelSampled_) batch->unsampledKernel = unsampledKernelTicks_signalSafe(batch->ticks());
+  // Even where the kernel is sampled, the event's clock misses kernel time the thread's CPU clock
+  // counts: the scheduler's work around each context switch (about 5% of a 200-thread server's
+  // CPU here). The gap since the thread's last tick says how many ticks that time was worth.
+  batch->unsampledKernel = unsampledKernelTicks_signalSafe(batch->ticks());
 }
 
 uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow) const {
-  // Overflows come every interval of the thread's CPU time; those that fire in kernel mode are
-  // dropped. So the CPU time since the previous tick holds round(gap / interval) ticks, of which
-  // `ticksNow` arrived. The first tick of a thread (or of a session) only sets the mark.
+  // Ticks come every interval of the event's clock, and those that fire in the kernel are dropped
+  // when the kernel may not be sampled; the thread's CPU clock counts on regardless. What the
+  // ticks that arrived fall short of that clock is kernel time no tick covered. It is kept as a
+  // per-thread debt, so fractions of an interval add up (a few % of context-switch time spread
+  // over every gap), and paid out as whole ticks. The first tick of a thread only sets the mark.
   if (ticksNow == 0) return 0;  // an earlier handler took this signal's ticks and set the mark
   uint64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID);
   CpuMark last = tCpuMark;
-  tCpuMark = CpuMark{session_, cpu};
-  if (last.session != session_ || cpu <= last.cpuNs || intervalNs_ <= 0) return 0;
-  uint64_t interval = static_cast<uint64_t>(intervalNs_);
-  uint64_t fitted = (cpu - last.cpuNs + interval / 2) / interval;
-  return fitted > ticksNow ? fitted - ticksNow : 0;
+  auto interval = static_cast<int64_t>(intervalNs_);
+  if (last.session != session_ || cpu <= last.cpuNs || interval <= 0) {
+    tCpuMark = CpuMark{session_, cpu, 0};
+    return 0;
+  }
+  int64_t debt = last.debtNs + static_cast<int64_t>(cpu - last.cpuNs) - static_cast<int64_t>(ticksNow) * interval;
+  if (debt < -interval) debt = -interval;  // ticks that came early settle at most one interval ahead
+  uint64_t owed = debt >= interval ? static_cast<uint64_t>(debt / interval) : 0;
+  tCpuMark = CpuMark{session_, cpu, debt - static_cast<int64_t>(owed) * interval};
+  return owed;
 }
 
 int32_t PerfEngine::kernelFrames_signalSafe(const CpuTickBatch& batch, int i, ASGCT_CallFrame* out, int32_t max) {

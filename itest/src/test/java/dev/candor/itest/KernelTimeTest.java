@@ -84,7 +84,13 @@ class KernelTimeTest {
         assertTrue(inJava + inSyscall >= 2000, name + ": too few samples: " + (inJava + inSyscall));
         assertEquals(truthShare, share, sampled ? 0.03 : 0.05, name + ": syscall phase share (truth vs profile)");
         assertEquals(truthKernel, kernelShare, 0.05, name + ": kernel part (measured system time vs profile)");
-        assertEquals(sampled ? 0 : kernelFramed, sampled ? unsampled : 0, name + ": one kind of kernel frame per mode");
+        // Sampled, the marker only carries what the event's clock misses (context switches: few here);
+        // not sampled, no kernel frame can appear.
+        if (sampled) {
+            assertTrue(unsampled <= 0.02 * (inJava + inSyscall), name + ": [kernel_unsampled] " + unsampled);
+        } else {
+            assertEquals(0, kernelFramed, name + ": kernel frames without kernel sampling");
+        }
     }
 
     static String kernelMode(Path statsFile) throws Exception {

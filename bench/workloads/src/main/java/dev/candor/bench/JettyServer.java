@@ -178,6 +178,10 @@ final class JettyServer extends Handler.Abstract {
         return new Snapshot(System.nanoTime(), total, ticks[0], ticks[1], by);
     }
 
+    static boolean isProfilerThread(String name) {
+        return name.startsWith("candor ") || name.startsWith("JFR ");
+    }
+
     private String report(Snapshot from, Snapshot to) throws Exception {
         double hz = ProcThreads.HZ;
         long requests = to.requests - from.requests;
@@ -187,9 +191,14 @@ final class JettyServer extends Handler.Abstract {
         long javaCpu = 0;
         long javaUser = 0;
         long[] ids = tmx.getAllThreadIds();
-        for (long id : ids) {
-            javaCpu += Math.max(0, tmx.getThreadCpuTime(id));
-            javaUser += Math.max(0, tmx.getThreadUserTime(id));
+        for (java.lang.management.ThreadInfo info : tmx.getThreadInfo(ids)) {
+            // The application's threads: a profiler's own Java threads (candor's writer and
+            // sampler, JFR's recorder threads) are not what it samples.
+            if (info == null || isProfilerThread(info.getThreadName())) {
+                continue;
+            }
+            javaCpu += Math.max(0, tmx.getThreadCpuTime(info.getThreadId()));
+            javaUser += Math.max(0, tmx.getThreadUserTime(info.getThreadId()));
         }
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("requests", requests);
