@@ -99,15 +99,13 @@ def shares(path):
 
 
 def for_compare(path, dst):
-    """async-profiler's collapsed output as `candor compare` matches it: Java frames without their mark and
-    with dots (java/lang/Thread.run_[j] -> java.lang.Thread.run), the threads that never ran Java code left
-    out (candor samples Java threads only); kernel and native frames stay as they are. Returns dst."""
+    """async-profiler's collapsed output with the threads that never ran Java code left out (candor samples
+    Java threads only, unless `allthreads`): like is compared with like. Frames stay as async-profiler wrote
+    them: `candor compare` reads its annotations (java/lang/Thread.run_[j]) and names. Returns dst."""
     stacks = list(read_collapsed(path))
     java_threads = {split_thread(frames)[0] for frames, _ in stacks if any(JAVA_FRAME.search(f) for f in frames)}
     with open(dst, "w") as out:
         for frames, n in stacks:
-            if split_thread(frames)[0] not in java_threads:
-                continue
-            frames = [f[:-4].replace("/", ".") if JAVA_FRAME.search(f) else f for f in frames]
-            out.write("%s %d\n" % (";".join(frames), n))
+            if split_thread(frames)[0] in java_threads:
+                out.write("%s %d\n" % (";".join(frames), n))
     return dst

@@ -424,8 +424,8 @@ def server(raw, s):
              "like the samples). *Kernel share*: samples with a kernel frame (`_[k]`, or candor's "
              "`[kernel_unsampled]`); *native share*: samples whose leaf is a native C/C++ frame; both of the Java "
              "threads' samples in the collapsed output (JFR records Java frames only: –). *Overlap*: `candor compare`'s "
-             "overlap(A,B) of the run's profile with %s's of the same round (async-profiler's Java frames renamed as "
-             "candor names them, its threads that never ran Java code left out); %s's own row compares each of its "
+             "overlap(A,B) of the run's profile with %s's of the same round (compare reads async-profiler's annotated "
+             "frames as candor names them; its threads that never ran Java code are left out); %s's own row compares each of its "
              "runs with the next round's, the run-to-run baseline." % (
                  pace.get("threads", "?"), pace.get("connections", "?"), pace.get("think_ms", "?"),
                  pace.get("warmup_s", "?"), pace.get("seconds", "?"), max(e["n"] for e in rows.values()), ref, ref))

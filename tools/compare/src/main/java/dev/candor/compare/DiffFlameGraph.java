@@ -1,6 +1,7 @@
 package dev.candor.compare;
 
 import dev.candor.model.CollapsedProfile;
+import dev.candor.model.Frame;
 import dev.candor.model.FlameGraphWriter;
 
 import java.util.ArrayList;
@@ -120,7 +121,7 @@ public final class DiffFlameGraph {
         if (CollapsedProfile.isThreadRoot(name)) {
             return 't';
         }
-        return CollapsedProfile.isPseudoFrame(name) ? 'f' : 'j';
+        return Frame.parse(name).viewerKind();
     }
 
     private static String share(double d) {

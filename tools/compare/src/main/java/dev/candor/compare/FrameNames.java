@@ -1,13 +1,15 @@
 package dev.candor.compare;
 
+import dev.candor.model.Frame;
+
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Normalizes the names of dynamically generated classes, which differ from run to run (and
- * between producers), so that their frames match across profiles: the thesis' analysis applies
- * such heuristics when matching CCT edges (seed 000, §5.3).
+ * between producers), and the names producers give the same generated machine code, so that
+ * their frames match across profiles.
  *
  * <table>
  * <caption>Rewrites</caption>
@@ -26,6 +28,11 @@ import java.util.regex.Pattern;
  * <tr><td>byte-code generators: {@code $$EnhancerByCGLIB$$1a2b3c}, {@code $$FastClassByCGLIB$$…},
  *   {@code $$SpringCGLIB$$0}, {@code $ByteBuddy$AbC123}, {@code $HibernateProxy$XyZ}</td>
  *   <td>{@code $$EnhancerByCGLIB}, …, {@code $ByteBuddy}, {@code $HibernateProxy}</td></tr>
+ * <tr><td>glibc's aliases of one function: {@code __GI_write}, {@code __write}, {@code ___pthread_cond_signal}</td>
+ *   <td>{@code write}, {@code pthread_cond_signal}</td></tr>
+ * <tr><td>candor's frames of generated code: {@code [stub] StubRoutines::sha256_implCompressMB},
+ *   {@code [stub] itable stub}</td><td>{@code sha256_implCompressMB}, {@code itable stub}, as
+ *   async-profiler names them</td></tr>
  * </table>
  *
  * Pseudo-frames in square brackets are left alone. Method names are not changed: javac's
@@ -33,6 +40,39 @@ import java.util.regex.Pattern;
  */
 public final class FrameNames {
     private FrameNames() {
+    }
+
+    private static final String STUB_ROUTINES = "StubRoutines::";
+
+    /**
+     * candor names generated code {@code [stub] StubRoutines::sha256_implCompressMB} or
+     * {@code [stub] itable stub}; async-profiler names the same code {@code sha256_implCompressMB}
+     * and {@code itable stub}: matched by the bare name.
+     */
+    // A plain C symbol (no class, no C++ scope, not a kernel frame): libc and other C libraries.
+    private static boolean isCSymbol(String frame) {
+        return frame.indexOf('.') < 0 && frame.indexOf(':') < 0 && frame.indexOf(' ') < 0
+                && !frame.endsWith(Frame.KERNEL_SUFFIX);
+    }
+
+    /**
+     * glibc gives one function several names ({@code write}, {@code __write}, {@code __GI_write},
+     * {@code __GI___writev}, {@code ___pthread_cond_signal}); a producer that reads libc's debug
+     * symbols shows an internal alias, one that reads its exports the public name. Matched by the
+     * name without the {@code __GI_} prefix and leading underscores.
+     */
+    static String cSymbol(String frame) {
+        String s = frame.startsWith("__GI_") ? frame.substring(5) : frame;
+        int i = 0;
+        while (i < s.length() - 1 && s.charAt(i) == '_') {
+            i++;
+        }
+        return s.substring(i);
+    }
+
+    static String stubName(String frame) {
+        String s = frame.substring(Frame.STUB_PREFIX.length());
+        return s.startsWith(STUB_ROUTINES) ? s.substring(STUB_ROUTINES.length()) : s;
     }
 
     private record Rule(Pattern pattern, String replacement) {
@@ -60,8 +100,14 @@ public final class FrameNames {
      * {@code :line}); pseudo-frames {@code [..]} come back unchanged.
      */
     public static String normalize(String frame) {
+        if (frame.startsWith(Frame.STUB_PREFIX)) {
+            return stubName(frame);
+        }
         if (frame.isEmpty() || frame.charAt(0) == '[') {
             return frame;
+        }
+        if (isCSymbol(frame)) {
+            return cSymbol(frame);
         }
         if (frame.indexOf('$') < 0 && frame.indexOf('/') < 0 && !frame.contains("0x")
                 && !frame.contains("Generated")) {

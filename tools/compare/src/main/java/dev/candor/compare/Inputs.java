@@ -41,9 +41,11 @@ import java.util.regex.Pattern;
  * <li>{@link Options#fold()} folds library frames into their caller: a run of frames matching it at
  *   the top of a stack is removed (the outermost frame is always kept), so time in, say, the JDK
  *   counts for the application method that called it.</li>
- * <li>{@link Options#javaOnly()} removes native frames (C/C++ symbols, kernel frames: the JFR frame
- *   types Native without a class, C++, Kernel), so a native leaf counts for its Java caller; a stack
- *   left without a frame belongs to no Java code (a GC or compiler thread) and is dropped.</li>
+ * <li>{@link Options#javaOnly()} removes native code frames ({@link Frame#isNativeCode()}: C/C++
+ *   symbols of any producer, whatever library they name, kernel frames, candor's {@code [stub]}
+ *   frames) and candor's {@code [kernel_unsampled]} marker, so their time counts for the Java
+ *   caller; a stack left without a frame belongs to no Java code (a GC or compiler thread) and is
+ *   dropped.</li>
  * </ul>
  */
 public final class Inputs {
@@ -313,14 +315,6 @@ public final class Inputs {
     }
 
     private static boolean isNative(Frame f) {
-        switch (f.type()) {
-            case CPP:
-            case KERNEL:
-                return true;
-            case NATIVE:
-                return f.className().isEmpty();
-            default:
-                return false;
-        }
+        return f.isNativeCode() || f.isKernelUnsampled();  // the marker's time counts for its Java caller
     }
 }

@@ -196,15 +196,43 @@ class InputsTest {
 
     @Test
     void diffPageKeepsTheViewerContract() throws Exception {
-        Inputs.Loaded a = load("m;a 6\nm;gone 4\n", Inputs.Options.DEFAULT);
-        Inputs.Loaded b = load("m;a 5\nm;new</script> 5\n", Inputs.Options.DEFAULT);
+        Inputs.Loaded a = load("p.M.m;p.A.a 6\np.M.m;p.G.gone 4\np.M.m;write;do_syscall_64_[k] 2\n",
+                Inputs.Options.DEFAULT);
+        Inputs.Loaded b = load("p.M.m;p.A.a 5\np.M.m;p.N.new</script> 5\n", Inputs.Options.DEFAULT);
         String json = DiffFlameGraph.json(a, b, "t", "s");
         assertTrue(json.contains("\"diff\":{\"a\":\"<test>\"".replace("<", "\\u003c")), json);
         assertTrue(json.contains("{\"n\":\"all\",\"v\":1000000,\"k\":\"r\",\"w\":[1,1]"), json);
-        assertTrue(json.contains("{\"n\":\"gone\",\"v\":200000,\"k\":\"j\",\"w\":[0.4,0],\"s\":[0.4,0]}"), json);
-        assertTrue(json.contains("\"n\":\"new\\u003c/script>\""), json);
+        assertTrue(json.contains("{\"n\":\"p.G.gone\",\"v\":166666.667,\"k\":\"j\""), json);
+        assertTrue(json.contains("\"n\":\"p.N.new\\u003c/script>\""), json);
+        // C frames are native, kernel frames kernel, as the viewer colours them
+        assertTrue(json.contains("{\"n\":\"write\",\"v\":83333.333,\"k\":\"n\""), json);
+        assertTrue(json.contains("{\"n\":\"do_syscall_64_[k]\",\"v\":83333.333,\"k\":\"k\""), json);
         String html = DiffFlameGraph.html(a, b, "t", "s");
         assertTrue(html.contains("window.candorData = {\"title\":\"t\""), html.substring(0, 200));
         assertTrue(!html.contains("/*CANDOR:DATA*/null"));
+    }
+
+    @Test
+    void candorAndAsyncProfilerNamesMatch() throws Exception {
+        // the same stacks as candor and async-profiler (with `ann`) write them
+        String candor = "a.Main.main;java.security.MessageDigest.digest;[stub] StubRoutines::sha256_implCompressMB 5\n"
+                + "a.Main.main;a.Main.call;[stub] itable stub 2\n"
+                + "a.Main.main;java.io.FileOutputStream.writeBytes;Java_java_io_FileOutputStream_writeBytes;write;"
+                + "do_syscall_64_[k] 3\n";
+        String ap = "a/Main.main_[j];java/security/MessageDigest.digest_[j];sha256_implCompressMB 5\n"
+                + "a/Main.main_[j];a/Main.call_[j];itable stub 2\n"
+                + "a/Main.main_[j];java/io/FileOutputStream.writeBytes_[j];Java_java_io_FileOutputStream_writeBytes;"
+                + "__GI_write;do_syscall_64_[k] 3\n";
+        Inputs.Loaded a = load(candor, Inputs.Options.DEFAULT);
+        Inputs.Loaded b = load(ap, Inputs.Options.DEFAULT);
+        assertEquals(1.0, Metrics.overlap(a.cct(), b.cct()), 1e-9);
+        // --java-only: native code and kernel frames go, their time counts for the Java caller
+        Inputs.Loaded aj = load(candor, Inputs.Options.DEFAULT.withJavaOnly(true));
+        Inputs.Loaded bj = load(ap, Inputs.Options.DEFAULT.withJavaOnly(true));
+        assertEquals(1.0, Metrics.overlap(aj.cct(), bj.cct()), 1e-9);
+        assertEquals(3.0, aj.cct().find(List.of("a.Main.main", "java.io.FileOutputStream.writeBytes")).self(), 1e-9);
+        Inputs.Loaded marker = load("a.Main.main;a.Main.io;[kernel_unsampled] 4\na.Main.main 1\n",
+                Inputs.Options.DEFAULT.withJavaOnly(true));
+        assertEquals(4.0, marker.cct().find(List.of("a.Main.main", "a.Main.io")).self(), 1e-9);
     }
 }

@@ -125,7 +125,7 @@ public final class CallTree {
                 Frame f = stack.get(options.reverse() ? n - 1 - i : i);
                 Node child = node.building.get(f.name(options.lines()));
                 if (child == null) {
-                    child = new Node(f.name(options.lines()), f.type().viewerKind(), node.depth + 1);
+                    child = new Node(f.name(options.lines()), f.viewerKind(), node.depth + 1);
                     node.building.put(child.name, child);
                 }
                 child.total += w;

@@ -55,13 +55,14 @@ public record Frame(String className, String methodName, String descriptor, int 
             }
         }
 
-        /** The flame graph viewer's kind letter: {@code j} Java, {@code n} native, {@code f} pseudo. */
+        /** The flame graph viewer's kind letter: {@code j} Java, {@code n} native, {@code k} kernel, {@code f} pseudo. */
         public char viewerKind() {
             switch (this) {
                 case NATIVE:
                 case CPP:
-                case KERNEL:
                     return 'n';
+                case KERNEL:
+                    return 'k';
                 case PSEUDO:
                     return 'f';
                 default:
@@ -88,15 +89,48 @@ public record Frame(String className, String methodName, String descriptor, int 
         return new Frame("", name, "", 0, -1, Type.PSEUDO);
     }
 
+    /** Suffix of a kernel frame in folded stacks (async-profiler's and candor's). */
+    public static final String KERNEL_SUFFIX = "_[k]";
+    /** Prefix of a frame of generated machine code in candor's output ({@code [stub] itable stub}). */
+    public static final String STUB_PREFIX = "[stub] ";
+    /** candor's marker of kernel time counted from the CPU clock but not sampled. */
+    public static final String KERNEL_UNSAMPLED = "kernel_unsampled";
+    // async-profiler's frame annotations (its `ann` option): Java, inlined, interpreted, C1-compiled
+    private static final String[] JAVA_ANNOTATIONS = {"_[j]", "_[i]", "_[0]", "_[1]"};
+
     /**
      * A frame from its folded-stack text: {@code [x]} is a pseudo-frame, {@code a.b.C.m:12} a Java
-     * frame with a line, {@code a.b.C.m} one without; text without a dot is a method name alone.
-     * {@link #name(boolean) name(true)} gives the text back.
+     * frame with a line, {@code a.b.C.m} one without; {@code sym_[k]} a kernel frame;
+     * {@code [stub] x} candor's frame of generated code; other text without a dot a C/C++ symbol.
+     * async-profiler's annotations ({@code java/lang/Thread.run_[j]}, {@code _[i]}, {@code _[0]},
+     * {@code _[1]}) and its slashed class names are read as candor writes Java frames.
+     * {@link #name(boolean) name(true)} gives candor's text back.
      */
     public static Frame parse(String text) {
+        if (text.endsWith(KERNEL_SUFFIX) && text.length() > KERNEL_SUFFIX.length()) {
+            return new Frame("", text.substring(0, text.length() - KERNEL_SUFFIX.length()), "", 0, -1, Type.KERNEL);
+        }
+        if (text.startsWith(STUB_PREFIX)) {
+            return new Frame("", text, "", 0, -1, Type.NATIVE);
+        }
         if (CollapsedProfile.isPseudoFrame(text)) {
             return pseudo(text.substring(1, text.length() - 1));
         }
+        for (String annotation : JAVA_ANNOTATIONS) {
+            if (text.endsWith(annotation) && text.length() > annotation.length()) {
+                return javaFrame(text.substring(0, text.length() - annotation.length()).replace('/', '.'));
+            }
+        }
+        if (text.indexOf('/') > 0 && text.indexOf(' ') < 0 && text.lastIndexOf('.') > text.lastIndexOf('/')) {
+            return javaFrame(text.replace('/', '.'));  // async-profiler without `ann`: java/lang/Thread.run
+        }
+        if (isLibraryName(text) || (text.indexOf('.') < 0 && !text.isEmpty())) {
+            return new Frame("", text, "", 0, -1, text.contains("::") ? Type.CPP : Type.NATIVE);
+        }
+        return javaFrame(text);
+    }
+
+    private static Frame javaFrame(String text) {
         String body = text;
         int line = 0;
         int colon = text.lastIndexOf(':');
@@ -119,6 +153,44 @@ public record Frame(String className, String methodName, String descriptor, int 
         return type == Type.PSEUDO;
     }
 
+    /** A kernel frame (JFR type Kernel, or {@code _[k]} in folded stacks). */
+    public boolean isKernel() {
+        return type == Type.KERNEL;
+    }
+
+    /**
+     * Machine code that is not a Java method: a C/C++ function (its class, if any, is the library
+     * it is in, as async-profiler's JFR writes it), a kernel function, or candor's {@code [stub]}
+     * frame of generated code. A Java native method ({@code java.io.FileOutputStream.writeBytes})
+     * is not: it has a Java class.
+     */
+    public boolean isNativeCode() {
+        switch (type) {
+            case CPP:
+            case KERNEL:
+                return true;
+            case NATIVE:
+                return className.isEmpty() || isLibraryName(className);
+            default:
+                return false;
+        }
+    }
+
+    /** The flame graph viewer's kind letter of this frame: its type's, and kernel for the unsampled-kernel marker. */
+    public char viewerKind() {
+        return isKernelUnsampled() ? 'k' : type.viewerKind();
+    }
+
+    /** candor's marker of kernel time that was counted but not sampled ({@code [kernel_unsampled]}). */
+    public boolean isKernelUnsampled() {
+        return type == Type.PSEUDO && methodName.equals(KERNEL_UNSAMPLED);
+    }
+
+    /** A library file name as a C frame's class: {@code libc.so.6}, {@code libjvm.so}, {@code vdso}, {@code [vdso]}. */
+    static boolean isLibraryName(String s) {
+        return s.contains(".so") || s.equals("vdso") || s.equals("[vdso]") || s.equals("kernel") || s.equals("[kernel]");
+    }
+
     /** {@code package.Class.method}, or {@code [bucket]} for a pseudo-frame. */
     public String name() {
         return name(false);
@@ -128,6 +200,12 @@ public record Frame(String className, String methodName, String descriptor, int 
     public String name(boolean withLine) {
         if (type == Type.PSEUDO) {
             return "[" + methodName + "]";
+        }
+        if (type == Type.KERNEL) {
+            return methodName + KERNEL_SUFFIX;
+        }
+        if (isNativeCode()) {
+            return methodName;  // a C symbol alone, whatever library it is in: producers agree on that
         }
         String n = className.isEmpty() ? methodName : className + "." + methodName;
         return withLine && line > 0 ? n + ":" + line : n;
