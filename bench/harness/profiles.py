@@ -51,8 +51,8 @@ def count_collapsed(path):
 
 # Frames by what they are. async-profiler with `ann` marks Java frames (_[j] compiled, _[i] inlined, _[0]
 # interpreted, _[1] C1) and kernel frames (_[k]); its native C/C++ frames carry no mark. candor writes Java
-# frames unmarked as pkg.Class.method, its kernel frames with _[k], pseudo-frames in brackets ([unknown_java],
-# [stub] ..., and [kernel_unsampled] for ticks in the kernel that it could not walk).
+# frames unmarked as pkg.Class.method, its kernel frames with _[k], generated code as [stub] NAME (native),
+# pseudo-frames in brackets ([unknown_java], [kernel_unsampled] for kernel time counted but not sampled).
 KERNEL_FRAME = re.compile(r"_\[k\]$")
 KERNEL_UNSAMPLED = "[kernel_unsampled]"
 GCC_CLONE = re.compile(r"\.(cold|isra\.\d+|part\.\d+|constprop\.\d+|lto_priv\.\d+)$")
@@ -69,6 +69,8 @@ def java_style(frame):
 def is_native(frame, annotated):
     """A native C/C++ frame: not Java, not kernel, not a pseudo-frame. In an annotated profile every Java
     frame is marked, so an unmarked name is native; else the name decides."""
+    if frame.startswith("[stub] "):
+        return True  # candor's generated code (itable stub, StubRoutines::...): async-profiler's are unmarked natives
     if frame.startswith("[") or KERNEL_FRAME.search(frame) or JAVA_FRAME.search(frame):
         return False
     return annotated or not java_style(frame)
