@@ -19,6 +19,7 @@ void HandlerCounters::clear() {
   for (auto& t : ticks) sp(t, 0);
   for (auto& d : dropped) sp(d, 0);
   sp(merged, 0);
+  sp(estimated, 0);
 }
 
 }  // namespace candor

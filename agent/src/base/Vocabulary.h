@@ -167,6 +167,9 @@ struct HandlerCounters {
   // Ticks that came without a signal of their own: perf recorded them while the signal for an
   // earlier one was pending (the thread was in the kernel, or in candor's handler).
   alignas(64) std::atomic<uint64_t> merged{0};
+  // Ticks estimated from the thread's CPU clock (kernel time no event tick covered), whatever
+  // bucket they land in: [kernel_unsampled] on a walked stack, a failure, or dropped.
+  alignas(64) std::atomic<uint64_t> estimated{0};
   uint64_t totalTicks() const;
   uint64_t totalDropped() const;
   void clear();

@@ -426,6 +426,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     totals.ticks[k] = final ? lp(counters_.ticks[k]) : accounting_.recorded(kind) + failed + totals.dropped[k];
   }
   totals.merged = lp(counters_.merged);
+  totals.estimated = lp(counters_.estimated);
   totals.durationNs = endWallNs_ - startWallNs_;
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
   totals.signal = engine_ ? engine_->signal() : 0;

@@ -77,6 +77,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   r.kernel = totals.kernel;
   r.kernel.sampledTicks = accounting.kernelSampled();
   r.kernel.unsampledTicks = accounting.kernelUnsampled();
+  r.kernel.estimatedTicks = totals.estimated;
   r.depth = totals.depth;
   r.depth.truncated = accounting.truncated();
   r.depth.deepest = accounting.deepest();

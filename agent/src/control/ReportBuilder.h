@@ -19,6 +19,7 @@ struct SessionTotals {
   std::array<uint64_t, kKinds> ticks{};
   std::array<uint64_t, kKinds> dropped{};
   uint64_t merged = 0;
+  uint64_t estimated = 0;  // kernel ticks estimated from CPU clocks, in any bucket
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   int signal = 0;      // the CPU engine's, 0 without one

@@ -118,6 +118,7 @@ struct KernelReport {
   std::string reason;           // why, in one line
   uint64_t sampledTicks = 0;    // recorded ticks whose innermost frame is a kernel frame
   uint64_t unsampledTicks = 0;  // ticks charged to [kernel_unsampled] (estimated)
+  uint64_t estimatedTicks = 0;  // all estimated ticks: those, and those in a failure bucket or dropped
 };
 
 struct ThreadReport {

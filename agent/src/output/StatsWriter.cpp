@@ -80,7 +80,7 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   field(out, "unsampled_threads_cpu_ns", num(r.unsampledThreadsCpuNs()));
   field(out, "kernel", "{\"mode\": " + str(r.kernel.mode) + ", \"reason\": " + str(r.kernel.reason) +
                            ", \"sampled_ticks\": " + num(r.kernel.sampledTicks) + ", \"unsampled_ticks\": " +
-                           num(r.kernel.unsampledTicks) + "}");
+                           num(r.kernel.unsampledTicks) + ", \"estimated_ticks\": " + num(r.kernel.estimatedTicks) + "}");
   field(out, "requested_per_cpu_second", real(r.requestedPerCpuSecond()));
   field(out, "preload_ns", num(r.preloadNs));
   field(out, "classes_preloaded", num(r.classesPreloaded));

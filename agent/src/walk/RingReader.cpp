@@ -90,15 +90,21 @@ void RingReader::consume(PerfRing& ring) {
 
 void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   addPlain(samples_, 1);
-  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kCpu);
-  if (slot == nullptr) return;
   PerfSample sample;
   bool parsed = parsePerfSample(record, size, &sample);
+  // Measured first, so that a full ring drops the estimated ticks with this one, counted.
+  uint64_t unsampled = parsed ? unsampledTicks(ring, sample) : 0;
+  if (unsampled > 0) addPlain(counters_.estimated, unsampled);
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kCpu);
+  if (slot == nullptr) {
+    addPlain(counters_.ticks[static_cast<int>(SampleKind::kCpu)], unsampled);
+    addPlain(counters_.dropped[static_cast<int>(SampleKind::kCpu)], unsampled);
+    return;
+  }
   // Latency -1: there is none to measure, the kernel took the sample at the timer's expiry.
   fillHeader_signalSafe(slot, parsed ? static_cast<int32_t>(sample.tid) : ring.tid, SampleKind::kCpu,
                         ThreadState::kRunning, parsed ? sample.timeNs : 0, -1);
   slot->numFrames = parsed ? walk(ring, sample, slot) : kMalformedSampleCode;
-  uint64_t unsampled = parsed ? unsampledTicks(ring, sample) : 0;
   if (unsampled > 0) {
     recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
                              static_cast<uint32_t>(std::min<uint64_t>(unsampled, UINT32_MAX)),
