@@ -39,11 +39,17 @@ void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const Cp
   uint64_t ticks = batch.ticks();
   if (ticks == 0) return;  // an earlier handler of this thread read this signal's ticks
   if (ticks > 1) addPlain(counters_.merged, ticks - 1);
+  if (batch.unsampledKernel > 0) addPlain(counters_.estimated, batch.unsampledKernel);
   uint64_t now = monotonicNs();
   Tick t{tid, SampleKind::kCpu, ThreadState::kRunning, now, batch.latencyNs};
   int newest = batch.fromRing ? batch.records - 1 : -1;
   if (newest >= 0) {  // the newest record gets the walk; older ones their own slots
-    t.weight = clampWeight(1 + batch.unrecorded);
+    // Records without kernel frames have the same stack as a newest one without: they go in its
+    // weight. So a walk slower than the interval (a deep stack) is not copied once per merged tick.
+    if (batch.record[newest].ipCount == 0) {
+      for (int i = 0; i < newest; i++) t.folded += batch.record[i].ipCount == 0 ? 1 : 0;
+    }
+    t.weight = clampWeight(1 + batch.unrecorded + static_cast<uint64_t>(t.folded));
     t.batch = &batch;
     t.record = newest;
     t.engine = &engine;
@@ -61,7 +67,7 @@ void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const Cp
 void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel) {
   bool cpu = t.kind == SampleKind::kCpu;
   if (remote_ != nullptr) {  // it counts the ticks and gets them walked on its own thread
-    uint64_t older = t.batch != nullptr ? static_cast<uint64_t>(t.record) : 0;  // their kernel frames are not kept
+    uint64_t older = t.batch != nullptr ? static_cast<uint64_t>(t.record - t.folded) : 0;  // their kernel frames are not kept
     remote_->takeSample_signalSafe(ucontext, env, t.tid, t.kind, t.state, t.latencyNs, t.timeNs,
                                    clampWeight(t.weight + older), unsampledKernel);
     if (cpu) {
@@ -93,7 +99,7 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
                                });
     }
   } else {  // the ring is full: the older and unsampled ticks go with this one
-    uint64_t extra = (t.batch != nullptr ? static_cast<uint64_t>(t.record) : 0) + unsampledKernel;
+    uint64_t extra = (t.batch != nullptr ? static_cast<uint64_t>(t.record - t.folded) : 0) + unsampledKernel;
     addPlain(counters_.ticks[static_cast<int>(t.kind)], extra);
     addPlain(counters_.dropped[static_cast<int>(t.kind)], extra);
   }
@@ -109,10 +115,19 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
 }
 
 void SignalWalker::recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t) {
+  uint32_t userOnly = 0;
   for (int i = 0; i < t.record; i++) {
+    if (t.batch->record[i].ipCount == 0) {
+      userOnly += t.folded > 0 ? 0 : 1;
+      continue;
+    }
     recordOnTopOf_signalSafe(ring_, counters_, main, kernelFramesOfMain, 1, [&](ASGCT_CallFrame* top, int32_t max) {
       return t.engine->kernelFrames_signalSafe(*t.batch, i, top, std::min(max, kMaxKernelFrames));
     });
+  }
+  if (userOnly > 0) {
+    recordOnTopOf_signalSafe(ring_, counters_, main, kernelFramesOfMain, userOnly,
+                             [](ASGCT_CallFrame*, int32_t) { return 0; });
   }
 }
 

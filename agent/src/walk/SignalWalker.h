@@ -48,12 +48,14 @@ class SignalWalker : public SignalSampleSink {
     uint32_t weight = 1;
     const CpuTickBatch* batch = nullptr;  // kernel frames of record `record` go on top
     int record = -1;
+    int folded = 0;  // older records without kernel frames, counted in `weight` (see takeCpuTicks)
     Engine* engine = nullptr;
   };
   // Walks on this thread (or hands to the remote walker), charging the walk to the throttle for
   // CPU ticks; returns the slot it published or nullptr (dropped, remote, or a failure).
   void walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel);
-  // The older records of a batch: their kernel frames over a copy of `main`'s user frames.
+  // The older records of a batch not folded into `main`: their kernel frames over a copy of
+  // `main`'s user frames; those without kernel frames share one copy.
   void recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t);
   void recordCode_signalSafe(int32_t code, const Tick& t);
 
