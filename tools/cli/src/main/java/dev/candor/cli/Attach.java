@@ -15,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code candor attach PID start|stop|dump|status [options]} and {@code candor attach PID -d 30 -f
@@ -57,7 +55,6 @@ import java.util.regex.Pattern;
 final class Attach implements Callable<Integer> {
 
     private static final Set<String> ACTIONS = Set.of("start", "stop", "dump", "status");
-    private static final Pattern DURATION = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)?");
 
     @ParentCommand
     Candor parent;
@@ -273,18 +270,8 @@ final class Attach implements Callable<Integer> {
 
     /** Milliseconds; -1 when TEXT is not a duration from 1 ms to 7 days. */
     static long parseDuration(String text) {
-        Matcher m = DURATION.matcher(text.strip());
-        if (!m.matches()) {
-            return -1;
-        }
-        double v = Double.parseDouble(m.group(1));
-        String unit = m.group(2) == null ? "s" : m.group(2);
-        double ms = switch (unit) {
-            case "ms" -> v;
-            case "m" -> v * 60_000;
-            case "h" -> v * 3_600_000;
-            default -> v * 1000;
-        };
+        java.util.OptionalLong ns = Durations.nanos(text);
+        double ms = ns.isPresent() ? ns.getAsLong() / 1e6 : -1;
         if (ms < 1 || ms > 7 * 24 * 3_600_000.0) {
             return -1;
         }

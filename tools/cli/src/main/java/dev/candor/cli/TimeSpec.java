@@ -2,7 +2,6 @@ package dev.candor.cli;
 
 import picocli.CommandLine;
 
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -10,18 +9,13 @@ import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeParseException;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * A point in time given to {@code --from}/{@code --to}: seconds from the start of the recording
- * ({@code 12}, {@code 1.5s}, {@code 250ms}, {@code 2min}), or an ISO date-time with or without
+ * A point in time given to {@code --from}/{@code --to}: a duration from the start of the recording
+ * ({@link Durations}: {@code 12}, {@code 1.5s}, {@code 250ms}, {@code 2min}), or an ISO date-time with or without
  * offset, or a time of day (local time zone; the recording's start date).
  */
 final class TimeSpec {
-    private static final Pattern RELATIVE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|min|m|h)?");
-
     private TimeSpec() {
     }
 
@@ -31,33 +25,9 @@ final class TimeSpec {
 
     static Instant parse(String text, Instant start, ZoneId zone, String option, CommandLine cl) {
         String t = text.strip();
-        Matcher m = RELATIVE.matcher(t.toLowerCase(Locale.ROOT));
-        if (m.matches()) {
-            BigDecimal value = new BigDecimal(m.group(1));
-            String unit = m.group(2) == null ? "s" : m.group(2);
-            long nanosPerUnit;
-            switch (unit) {
-                case "ns":
-                    nanosPerUnit = 1L;
-                    break;
-                case "us":
-                    nanosPerUnit = 1_000L;
-                    break;
-                case "ms":
-                    nanosPerUnit = 1_000_000L;
-                    break;
-                case "min":
-                case "m":
-                    nanosPerUnit = 60_000_000_000L;
-                    break;
-                case "h":
-                    nanosPerUnit = 3_600_000_000_000L;
-                    break;
-                default:
-                    nanosPerUnit = 1_000_000_000L;
-            }
-            long nanos = value.multiply(BigDecimal.valueOf(nanosPerUnit)).longValue();
-            return start.plusNanos(nanos);
+        java.util.OptionalLong relative = Durations.nanos(t);
+        if (relative.isPresent()) {
+            return start.plusNanos(relative.getAsLong());
         }
         try {
             return Instant.parse(t);
