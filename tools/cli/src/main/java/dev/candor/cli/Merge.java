@@ -1,6 +1,6 @@
 package dev.candor.cli;
 
-import dev.candor.compare.Cct;
+import dev.candor.model.Cct;
 import dev.candor.compare.Inputs;
 import dev.candor.compare.Merger;
 import picocli.CommandLine;

@@ -1,5 +1,6 @@
 package dev.candor.compare;
 
+import dev.candor.model.Cct;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -129,36 +130,13 @@ public final class Comparison {
         List<EdgeDiff> out = new ArrayList<>();
         double ta = a.total();
         double tb = b.total();
-        // walk the union of both trees in parallel
-        Deque<Cct.Node[]> todo = new ArrayDeque<>();
-        todo.push(new Cct.Node[] {a.root(), b.root()});
-        while (!todo.isEmpty()) {
-            Cct.Node[] pair = todo.pop();
-            Set<String> seen = new HashSet<>();
-            if (pair[0] != null) {
-                for (Cct.Node ca : pair[0].children()) {
-                    seen.add(ca.name());
-                    Cct.Node cb = pair[1] == null ? null : pair[1].child(ca.name());
-                    todo.push(new Cct.Node[] {ca, cb});
-                }
-            }
-            if (pair[1] != null) {
-                for (Cct.Node cb : pair[1].children()) {
-                    if (!seen.contains(cb.name())) {
-                        todo.push(new Cct.Node[] {null, cb});
-                    }
-                }
-            }
-            if (pair[0] != null && pair[0].depth() == 0 || pair[1] != null && pair[1].depth() == 0) {
-                continue;  // the root
-            }
-            double wa = pair[0] == null ? 0 : pair[0].self() / ta;
-            double wb = pair[1] == null ? 0 : pair[1].self() / tb;
+        Cct.walkInStep(a, b, false, (na, nb) -> {
+            double wa = na == null ? 0 : na.self() / ta;
+            double wb = nb == null ? 0 : nb.self() / tb;
             if (wa > 0 || wb > 0) {
-                Cct.Node any = pair[0] != null ? pair[0] : pair[1];
-                out.add(new EdgeDiff(any.path(), wa, wb));
+                out.add(new EdgeDiff((na != null ? na : nb).path(), wa, wb));
             }
-        }
+        });
         out.sort(Comparator.comparingDouble((EdgeDiff e) -> -Math.abs(e.delta()))
                 .thenComparing(e -> String.join(";", e.path())));
         return List.copyOf(out);
@@ -230,20 +208,9 @@ public final class Comparison {
     }
 
     private int common() {
-        int c = 0;
-        Deque<Cct.Node[]> todo = new ArrayDeque<>();
-        todo.push(new Cct.Node[] {a.cct().root(), b.cct().root()});
-        while (!todo.isEmpty()) {
-            Cct.Node[] p = todo.pop();
-            for (Cct.Node ca : p[0].children()) {
-                Cct.Node cb = p[1].child(ca.name());
-                if (cb != null) {
-                    c++;
-                    todo.push(new Cct.Node[] {ca, cb});
-                }
-            }
-        }
-        return c;
+        int[] c = {0};
+        Cct.walkInStep(a.cct(), b.cct(), true, (na, nb) -> c[0]++);
+        return c[0];
     }
 
     /** "file [event]: 1,234 samples (of 1,300 read; 66 outside the focus), 3.1% failures". */

@@ -1,11 +1,9 @@
 package dev.candor.compare;
 
-import dev.candor.model.CollapsedProfile;
-import dev.candor.model.Frame;
-import dev.candor.model.FlameGraphWriter;
+import dev.candor.model.Cct;
+import dev.candor.model.Json;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -27,26 +25,26 @@ public final class DiffFlameGraph {
 
     /** The page for two loaded inputs. */
     public static String html(Inputs.Loaded a, Inputs.Loaded b, String title, String subtitle) {
-        String tpl = FlameGraphWriter.template();
-        int at = tpl.indexOf(FlameGraphWriter.MARKER);
-        if (at < 0 || tpl.indexOf(FlameGraphWriter.MARKER, at + 1) >= 0) {
-            throw new IllegalStateException("the flame graph template must contain the data marker exactly once");
+        java.io.StringWriter out = new java.io.StringWriter();
+        try {
+            Json.writePage(json(a, b, title, subtitle), out);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);  // a StringWriter does not throw
         }
-        return tpl.substring(0, at) + json(a, b, title, subtitle)
-                + tpl.substring(at + FlameGraphWriter.MARKER.length());
+        return out.toString();
     }
 
     /** The data object alone. */
     public static String json(Inputs.Loaded a, Inputs.Loaded b, String title, String subtitle) {
         StringBuilder sb = new StringBuilder();
         sb.append("{\"title\":");
-        string(sb, title);
+        Json.string(sb, title);
         sb.append(",\"subtitle\":");
-        string(sb, subtitle);
+        Json.string(sb, subtitle);
         sb.append(",\"unit\":\"ppm\",\"diff\":{\"a\":");
-        string(sb, a.label());
+        Json.string(sb, a.label());
         sb.append(",\"b\":");
-        string(sb, b.label());
+        Json.string(sb, b.label());
         sb.append(",\"totalA\":").append(num(a.cct().total())).append(",\"totalB\":").append(num(b.cct().total()));
         sb.append("},\"root\":");
         node(sb, a.cct().root(), b.cct().root(), a.cct().total(), b.cct().total());
@@ -74,12 +72,12 @@ public final class DiffFlameGraph {
             double sa = na == null ? 0 : na.self() / ta;
             double sb2 = nb == null ? 0 : nb.self() / tb;
             sb.append("{\"n\":");
-            string(sb, any.depth() == 0 ? "all" : any.name());
+            Json.string(sb, any.depth() == 0 ? "all" : any.name());
             sb.append(",\"v\":").append(num(1e6 * (wa + wb) / 2));
-            sb.append(",\"k\":\"").append(kind(any)).append('"');
+            sb.append(",\"k\":\"").append(any.kind()).append('"');
             sb.append(",\"w\":[").append(share(wa)).append(',').append(share(wb)).append(']');
             sb.append(",\"s\":[").append(share(sa)).append(',').append(share(sb2)).append(']');
-            List<Cct.Node[]> kids = children(na, nb);
+            List<Cct.Node[]> kids = Cct.pairedChildren(na, nb, false);
             if (kids.isEmpty()) {
                 sb.append('}');
                 continue;
@@ -95,34 +93,7 @@ public final class DiffFlameGraph {
         }
     }
 
-    private static List<Cct.Node[]> children(Cct.Node na, Cct.Node nb) {
-        List<Cct.Node[]> out = new ArrayList<>();
-        if (na != null) {
-            for (Cct.Node c : na.children()) {
-                out.add(new Cct.Node[] {c, nb == null ? null : nb.child(c.name())});
-            }
-        }
-        if (nb != null) {
-            for (Cct.Node c : nb.children()) {
-                if (na == null || na.child(c.name()) == null) {
-                    out.add(new Cct.Node[] {null, c});
-                }
-            }
-        }
-        out.sort(Comparator.comparing(p -> (p[0] != null ? p[0] : p[1]).name()));
-        return out;
-    }
 
-    private static char kind(Cct.Node n) {
-        if (n.depth() == 0) {
-            return 'r';
-        }
-        String name = n.name();
-        if (CollapsedProfile.isThreadRoot(name)) {
-            return 't';
-        }
-        return Frame.parse(name).viewerKind();
-    }
 
     private static String share(double d) {
         String s = String.format(Locale.ROOT, "%.6f", d);
@@ -137,29 +108,4 @@ public final class DiffFlameGraph {
         return share(Math.round(d * 1000) / 1000.0);
     }
 
-    /** A JSON string literal, safe inside an HTML script element. */
-    static void string(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '<' -> sb.append("\\u003c");
-                case '\u2028' -> sb.append("\\u2028");
-                case '\u2029' -> sb.append("\\u2029");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
-    }
 }

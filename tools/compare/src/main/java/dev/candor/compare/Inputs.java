@@ -1,5 +1,6 @@
 package dev.candor.compare;
 
+import dev.candor.model.Cct;
 import dev.candor.model.CollapsedProfile;
 import dev.candor.model.Frame;
 import dev.candor.model.Profile;
@@ -52,10 +53,8 @@ public final class Inputs {
     private Inputs() {
     }
 
-    private static final Pattern THREAD_ROOT = Pattern.compile("^\\[(.*) tid=(\\d+)\\]$");
-
     /** The sample kinds candor writes as root frames when a run mixes them. */
-    public static final Set<String> KINDS = Set.of("cpu", "wall", "safepoint", "handshake");
+    public static final Set<String> KINDS = Frame.KINDS;
 
     /**
      * How to turn samples into the compared tree.
@@ -207,7 +206,7 @@ public final class Inputs {
             }
         }
 
-        Cct cct = new Cct();
+        Cct.Builder cct = Cct.builder();
         double read = 0, failures = 0, unfocused = 0, otherKinds = 0, droppedOther = 0;
         Map<Frame, String> names = new java.util.HashMap<>();
         for (Sample s : samples) {
@@ -225,10 +224,10 @@ public final class Inputs {
             }
             // context roots: thread roots and state frames (a thread root may follow a kind root)
             String thread = s.thread() != null ? s.thread().name() : null;
-            while (from < stack.size() - 1 && isContextFrame(stack.get(from))) {
-                java.util.regex.Matcher m = THREAD_ROOT.matcher(stack.get(from).name());
-                if (m.matches()) {
-                    thread = m.group(1);
+            while (from < stack.size() - 1 && (stack.get(from).isThreadRoot() || stack.get(from).isStateRoot())) {
+                String named = stack.get(from).threadName();
+                if (named != null) {
+                    thread = named;
                 }
                 from++;
             }
@@ -250,7 +249,7 @@ public final class Inputs {
             }
             if (options.fold() != null) {
                 int end = frames.size();
-                while (end > 1 && !CollapsedProfile.isPseudoFrame(frames.get(end - 1))
+                while (end > 1 && !Frame.isPseudoText(frames.get(end - 1))
                         && options.fold().matcher(frames.get(end - 1)).find()) {
                     end--;
                 }
@@ -258,8 +257,8 @@ public final class Inputs {
                     frames = frames.subList(0, end);
                 }
             }
-            boolean failure = frames.size() == 1 && CollapsedProfile.isPseudoFrame(frames.get(0))
-                    && !CollapsedProfile.isThreadRoot(frames.get(0));
+            boolean failure = frames.size() == 1 && Frame.isPseudoText(frames.get(0))
+                    && !Frame.isThreadRootText(frames.get(0));
             if (failure) {
                 if (options.dropFailures()) {
                     droppedOther += w;
@@ -282,13 +281,14 @@ public final class Inputs {
             }
             cct.add(frames, w);
         }
-        if (options.focus() != null && failures > 0.2 * cct.total()) {
+        Cct tree = cct.build();
+        if (options.focus() != null && failures > 0.2 * tree.total()) {
             notes.add(String.format(java.util.Locale.ROOT, "%.1f%% of %s are failure ticks, kept under the focus: they"
                     + " may come from threads outside it (a sampler mode also ticks idle threads, and .collapsed"
-                    + " failure lines name no thread); --drop-failures leaves them out", 100 * failures / cct.total(),
+                    + " failure lines name no thread); --drop-failures leaves them out", 100 * failures / tree.total(),
                     source));
         }
-        return new Loaded(source, events, kind, cct, read, cct.total(), failures, unfocused, otherKinds, droppedOther,
+        return new Loaded(source, events, kind, tree, read, tree.total(), failures, unfocused, otherKinds, droppedOther,
                 List.copyOf(notes));
     }
 
@@ -303,16 +303,9 @@ public final class Inputs {
             return null;
         }
         Frame f = stack.get(0);
-        return f.isPseudo() && KINDS.contains(f.methodName()) ? f.methodName() : null;
+        return f.isKindRoot() ? f.methodName() : null;
     }
 
-    private static boolean isContextFrame(Frame f) {
-        if (!f.isPseudo()) {
-            return false;
-        }
-        String n = f.name();
-        return CollapsedProfile.isThreadRoot(n) || f.methodName().startsWith("state=");
-    }
 
     private static boolean isNative(Frame f) {
         return f.isNativeCode() || f.isKernelUnsampled();  // the marker's time counts for its Java caller

@@ -1,12 +1,13 @@
 package dev.candor.compare;
 
+import dev.candor.model.Cct;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 /**
- * Averages several calling context trees into one normalized tree, as the thesis merges the
- * per-iteration CCTs of a benchmark (seed 000, §5.3): every input is first normalized to a total
+ * Averages several calling context trees into one normalized tree, as one merges the
+ * per-iteration CCTs of a benchmark before comparing profilers: every input is first normalized to a total
  * of 1, so each counts equally however many samples it has; the edge weights of the result are
  * the means of the inputs' relative weights (an edge absent from an input counts 0 there).
  */
@@ -26,7 +27,7 @@ public final class Merger {
         if (trees.isEmpty()) {
             throw new IllegalArgumentException("nothing to merge");
         }
-        Cct out = new Cct();
+        Cct.Builder out = Cct.builder();
         for (int i = 0; i < trees.size(); i++) {
             Cct t = trees.get(i);
             if (t.isEmpty()) {
@@ -34,7 +35,7 @@ public final class Merger {
             }
             out.addAll(t, 1.0 / (trees.size() * t.total()));
         }
-        return out;
+        return out.build();
     }
 
     /**

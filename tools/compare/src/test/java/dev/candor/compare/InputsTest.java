@@ -1,5 +1,6 @@
 package dev.candor.compare;
 
+import dev.candor.model.Cct;
 import dev.candor.model.CollapsedProfile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -191,7 +192,7 @@ class InputsTest {
         String t = Merger.toCollapsed(Merger.average(List.of(thirds)), 100);
         assertEquals(100, CollapsedProfile.parse(t).total());
         assertThrows(IllegalArgumentException.class, () -> Merger.average(List.of()));
-        assertThrows(IllegalArgumentException.class, () -> Merger.average(List.of(a, new Cct())));
+        assertThrows(IllegalArgumentException.class, () -> Merger.average(List.of(a, Cct.empty())));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.candor.compare;
 
+import dev.candor.model.Cct;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -9,17 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The thesis' metrics (seed 000, §5.3, Figures 5.5 and 5.6) on hand-made trees. */
+/** Degree of overlap and hot-edge coverage on hand-made trees. */
 class MetricsTest {
 
     /** A tree from "a;b;c=3" style entries. */
     static Cct tree(String... stacks) {
-        Cct t = new Cct();
+        Cct.Builder t = Cct.builder();
         for (String s : stacks) {
             int eq = s.lastIndexOf('=');
             t.add(Arrays.asList(s.substring(0, eq).split(";")), Double.parseDouble(s.substring(eq + 1)));
         }
-        return t;
+        return t.build();
     }
 
     @Test
@@ -67,7 +68,7 @@ class MetricsTest {
         assertEquals(4, ab.hotInSecond());
         assertEquals(2, ab.hotInFirst());
         assertEquals(1.0, Metrics.hotcover(b, a, 0.5).value(), 1e-12);
-        // with the thesis' T = 0.1 everything in B is hot (≥ .04) and so is everything in A (≥ .06)
+        // with the usual T = 0.1 everything in B is hot (≥ .04) and so is everything in A (≥ .06)
         assertEquals(3.0 / 4, Metrics.hotcover(a, b, 0.1).value(), 1e-12);
         assertEquals(1.0, Metrics.hotcover(b, a, 0.1).value(), 1e-12);
     }
@@ -95,7 +96,7 @@ class MetricsTest {
 
     @Test
     void emptyInputsAreAClearError() {
-        Cct empty = new Cct();
+        Cct empty = Cct.empty();
         Cct a = tree("m;hot=1");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Metrics.overlap(empty, a));
         assertTrue(e.getMessage().contains("first profile is empty"), e.getMessage());
@@ -103,15 +104,14 @@ class MetricsTest {
         assertTrue(e.getMessage().contains("second profile is empty"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Metrics.hotset(empty, 0.1));
         // zero-weight stacks add nothing: still empty
-        assertTrue(new Cct().add(List.of("m"), 0).isEmpty());
+        assertTrue(Cct.builder().add(List.of("m"), 0).build().isEmpty());
     }
 
     @Test
     void deepTreesDoNotOverflowTheStack() {
-        Cct a = new Cct();
         String[] frames = new String[20_000];
         Arrays.fill(frames, "rec");
-        a.add(Arrays.asList(frames), 1);
+        Cct a = Cct.builder().add(Arrays.asList(frames), 1).build();
         assertEquals(1.0, Metrics.overlap(a, a), 1e-12);
         assertEquals(1.0, Metrics.hotcover(a, a, 0.1).value(), 1e-12);
         assertEquals(1.0, a.methods().get("rec")[1], 1e-12);  // recursion counted once
@@ -119,10 +119,10 @@ class MetricsTest {
 
     @Test
     void weightsAreRejectedWhenNegativeOrNotFinite() {
-        assertThrows(IllegalArgumentException.class, () -> new Cct().add(List.of("m"), -1));
-        assertThrows(IllegalArgumentException.class, () -> new Cct().add(List.of("m"), Double.NaN));
-        assertThrows(IllegalArgumentException.class, () -> new Cct().add(List.of("m"), Double.POSITIVE_INFINITY));
-        assertThrows(IllegalArgumentException.class, () -> new Cct().add(List.of(), 1));
+        assertThrows(IllegalArgumentException.class, () -> Cct.builder().add(List.of("m"), -1));
+        assertThrows(IllegalArgumentException.class, () -> Cct.builder().add(List.of("m"), Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> Cct.builder().add(List.of("m"), Double.POSITIVE_INFINITY));
+        assertThrows(IllegalArgumentException.class, () -> Cct.builder().add(List.of(), 1));
     }
 
     static List<String> paths(List<Cct.Node> nodes) {

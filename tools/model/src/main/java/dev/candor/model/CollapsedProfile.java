@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
  */
 public final class CollapsedProfile {
 
-    private static final Pattern THREAD_ROOT = Pattern.compile("^\\[(.*) tid=(\\d+)\\]$");
+    private static final Pattern THREAD_ROOT = Frame.THREAD_ROOT;
 
     /** One distinct stack and how many samples it received. Frames are root first. */
     public record Stack(List<String> frames, long count) {
@@ -192,12 +192,12 @@ public final class CollapsedProfile {
 
     /** A frame in square brackets: a failure bucket, {@code [dropped]} or a thread root. */
     public static boolean isPseudoFrame(String frame) {
-        return frame.length() >= 2 && frame.charAt(0) == '[' && frame.charAt(frame.length() - 1) == ']';
+        return Frame.isPseudoText(frame);
     }
 
     /** A thread root frame {@code [name tid=N]}. */
     public static boolean isThreadRoot(String frame) {
-        return THREAD_ROOT.matcher(frame).matches();
+        return Frame.isThreadRootText(frame);
     }
 
     /**

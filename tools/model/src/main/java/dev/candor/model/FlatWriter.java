@@ -4,13 +4,10 @@ import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Writes hot methods: a table by self samples (where the CPU was) and one by total samples (on
@@ -28,24 +25,10 @@ public final class FlatWriter {
 
     /** Rows for the samples, by self then total (descending), then name. */
     public static List<Row> rows(List<Sample> samples, boolean lines) {
-        Map<String, long[]> m = new HashMap<>();
-        Set<String> seen = new HashSet<>();
-        for (Sample s : samples) {
-            seen.clear();
-            List<Frame> st = s.stack();
-            for (int i = 0; i < st.size(); i++) {
-                String name = st.get(i).name(lines);
-                long[] c = m.computeIfAbsent(name, k -> new long[2]);
-                if (seen.add(name)) {
-                    c[1] += s.weight();
-                }
-                if (i == st.size() - 1) {
-                    c[0] += s.weight();
-                }
-            }
-        }
+        // a method's total counts a stack once however often it recurses: the tree's method totals
+        Map<String, double[]> m = Cct.of(samples, new Cct.Options(false, lines, false)).methods();
         List<Row> rows = new ArrayList<>(m.size());
-        m.forEach((k, v) -> rows.add(new Row(k, v[0], v[1])));
+        m.forEach((k, v) -> rows.add(new Row(k, Math.round(v[0]), Math.round(v[1]))));
         rows.sort(Comparator.comparingLong(Row::self).reversed().thenComparing(
                 Comparator.comparingLong(Row::total).reversed()).thenComparing(Row::method));
         return rows;
@@ -63,7 +46,7 @@ public final class FlatWriter {
         }
         Map<String, List<Sample>> byThread = new LinkedHashMap<>();
         for (Sample s : profile.samples()) {
-            String t = s.thread() != null ? s.thread().rootFrame() : "[unknown thread tid=0]";
+            String t = s.thread() != null ? s.thread().rootFrame() : Frame.UNKNOWN_THREAD_ROOT;
             byThread.computeIfAbsent(t, k -> new ArrayList<>()).add(s);
         }
         List<Map.Entry<String, List<Sample>>> threads = new ArrayList<>(byThread.entrySet());

@@ -95,6 +95,14 @@ public record Frame(String className, String methodName, String descriptor, int 
     public static final String STUB_PREFIX = "[stub] ";
     /** candor's marker of kernel time counted from the CPU clock but not sampled. */
     public static final String KERNEL_UNSAMPLED = "kernel_unsampled";
+    /** The marker below a stack cut at the recording's depth limit. */
+    public static final String TRUNCATED = "truncated";
+    /** The thread root of a sample whose thread is not known. */
+    public static final String UNKNOWN_THREAD_ROOT = "[unknown thread tid=0]";
+    /** The sample kinds candor writes as root frames ({@code [cpu]}, ...) when a run mixes them. */
+    public static final java.util.Set<String> KINDS = java.util.Set.of("cpu", "wall", "safepoint", "handshake");
+    /** A thread root frame's text: {@code [name tid=N]}, the name in group 1, the tid in group 2. */
+    public static final java.util.regex.Pattern THREAD_ROOT = java.util.regex.Pattern.compile("^\\[(.*) tid=(\\d+)\\]$");
     // async-profiler's frame annotations (its `ann` option): Java, inlined, interpreted, C1-compiled
     private static final String[] JAVA_ANNOTATIONS = {"_[j]", "_[i]", "_[0]", "_[1]"};
 
@@ -113,7 +121,7 @@ public record Frame(String className, String methodName, String descriptor, int 
         if (text.startsWith(STUB_PREFIX)) {
             return new Frame("", text, "", 0, -1, Type.NATIVE);
         }
-        if (CollapsedProfile.isPseudoFrame(text)) {
+        if (isPseudoText(text)) {
             return pseudo(text.substring(1, text.length() - 1));
         }
         for (String annotation : JAVA_ANNOTATIONS) {
@@ -179,6 +187,60 @@ public record Frame(String className, String methodName, String descriptor, int 
     /** The flame graph viewer's kind letter of this frame: its type's, and kernel for the unsampled-kernel marker. */
     public char viewerKind() {
         return isKernelUnsampled() ? 'k' : type.viewerKind();
+    }
+
+    // ---- pseudo-frames, by what they say -----------------------------------------------------
+
+    /** Text in square brackets: a failure bucket, a marker, a thread, state or kind root. */
+    public static boolean isPseudoText(String text) {
+        return text.length() >= 2 && text.charAt(0) == '[' && text.charAt(text.length() - 1) == ']';
+    }
+
+    /** The text of a thread root frame {@code [name tid=N]}. */
+    public static boolean isThreadRootText(String text) {
+        return THREAD_ROOT.matcher(text).matches();
+    }
+
+    /** A thread root {@code [name tid=N]} (candor's split=thread, async-profiler's threads). */
+    public boolean isThreadRoot() {
+        return type == Type.PSEUDO && isThreadRootText(name());
+    }
+
+    /** The thread a thread root names, or null for any other frame. */
+    public String threadName() {
+        if (type != Type.PSEUDO) {
+            return null;
+        }
+        java.util.regex.Matcher m = THREAD_ROOT.matcher(name());
+        return m.matches() ? m.group(1) : null;
+    }
+
+    /** candor's thread-state root {@code [state=sleeping]} (split=state). */
+    public boolean isStateRoot() {
+        return type == Type.PSEUDO && methodName.startsWith("state=");
+    }
+
+    /** candor's sample-kind root ({@code [cpu]}, {@code [wall]}, ...) of a run that mixes kinds. */
+    public boolean isKindRoot() {
+        return type == Type.PSEUDO && KINDS.contains(methodName);
+    }
+
+    /** A root that only says where a sample came from (thread, state, kind): not code. */
+    public boolean isContextRoot() {
+        return isThreadRoot() || isStateRoot() || isKindRoot();
+    }
+
+    /** The {@code [truncated]} marker of a stack cut at the depth limit. */
+    public boolean isTruncated() {
+        return type == Type.PSEUDO && methodName.equals(TRUNCATED);
+    }
+
+    /**
+     * A tick that is no stack: a failure or loss bucket ({@code [gc_active]}, {@code [dropped]},
+     * a JFR reader's {@code [lost_samples]}); not a context root, not a marker.
+     */
+    public boolean isFailure() {
+        return type == Type.PSEUDO && !isContextRoot() && !isTruncated() && !isKernelUnsampled();
     }
 
     /** candor's marker of kernel time that was counted but not sampled ({@code [kernel_unsampled]}). */

@@ -575,7 +575,7 @@ public final class JfrProfileReader {
                 long count = cf == null ? 1 : e.getLong(cf);
                 if (count > 0) {
                     String b = bucket == null || bucket.isBlank() ? "unknown_failure" : bucket.strip();
-                    if (b.startsWith("[") && b.endsWith("]") && b.length() > 2) {
+                    if (Frame.isPseudoText(b) && b.length() > 2) {
                         b = b.substring(1, b.length() - 1);
                     }
                     // candor's FailedTick says which sampler took the tick (cpu, wall, ...)

@@ -79,7 +79,7 @@ public final class PprofWriter {
                         Math.max(0, f.line()), strings, functions, locations, functionMessages, locationMessages);
             }
             if (options.threads()) {
-                String root = thread != null ? thread.rootFrame() : "[unknown thread tid=0]";
+                String root = thread != null ? thread.rootFrame() : Frame.UNKNOWN_THREAD_ROOT;
                 ids[k++] = location(root, root, 0, strings, functions, locations, functionMessages,
                         locationMessages);
             }

@@ -179,7 +179,7 @@ public final class Profile {
         List<Frame> stack = s.stack();
         List<String> out = new ArrayList<>(stack.size() + 1);
         if (threads) {
-            out.add(s.thread() != null ? s.thread().rootFrame() : "[unknown thread tid=0]");
+            out.add(s.thread() != null ? s.thread().rootFrame() : Frame.UNKNOWN_THREAD_ROOT);
         }
         if (reverse) {
             for (int i = stack.size() - 1; i >= 0; i--) {

@@ -23,8 +23,8 @@ public record ReportOptions(boolean threads, boolean lines, boolean reverse, Str
         }
     }
 
-    public CallTree.Options treeOptions() {
-        return new CallTree.Options(threads, lines, reverse);
+    public Cct.Options treeOptions() {
+        return new Cct.Options(threads, lines, reverse);
     }
 
     public ReportOptions withThreads(boolean t) {

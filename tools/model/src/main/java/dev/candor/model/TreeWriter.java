@@ -18,36 +18,36 @@ public final class TreeWriter {
     }
 
     public static void write(Profile profile, ReportOptions options, Writer out) throws IOException {
-        CallTree tree = CallTree.of(profile, options.treeOptions());
+        Cct tree = Cct.of(profile, options.treeOptions());
         out.write(ReportText.title(profile, options) + "\n");
         for (String l : ReportText.header(profile, options)) {
             out.write(l + "\n");
         }
         out.write("\n");
-        long total = tree.total();
+        long total = tree.root().count();
         out.write(String.format(Locale.ROOT, "%8s %8s %10s %10s  %s%n", "total%", "self%", "total", "self",
                 options.reverse() ? "frame (callers below)" : "frame (callees below)"));
         long hiddenNodes = 0;
         long hiddenSamples = 0;
-        Deque<CallTree.Node> todo = new ArrayDeque<>();
+        Deque<Cct.Node> todo = new ArrayDeque<>();
         todo.push(tree.root());
         StringBuilder line = new StringBuilder();
         while (!todo.isEmpty()) {
-            CallTree.Node n = todo.pop();
+            Cct.Node n = todo.pop();
             line.setLength(0);
-            line.append(String.format(Locale.ROOT, "%8s %8s %10d %10d  ", pct(n.total(), total),
-                    pct(n.self(), total), n.total(), n.self()));
+            line.append(String.format(Locale.ROOT, "%8s %8s %10d %10d  ", pct(n.count(), total),
+                    pct(n.selfCount(), total), n.count(), n.selfCount()));
             for (int i = 0; i < n.depth(); i++) {
                 line.append("  ");
             }
             line.append(n.name()).append('\n');
             out.write(line.toString());
-            List<CallTree.Node> kids = n.childrenByTotal();
+            List<Cct.Node> kids = n.childrenByTotal();
             for (int i = kids.size() - 1; i >= 0; i--) {
-                CallTree.Node k = kids.get(i);
-                if (total > 0 && 100.0 * k.total() / total < options.minPercent()) {
+                Cct.Node k = kids.get(i);
+                if (total > 0 && 100.0 * k.count() / total < options.minPercent()) {
                     hiddenNodes += 1 + countBelow(k);
-                    hiddenSamples += k.total();  // hidden subtrees are disjoint sets of samples
+                    hiddenSamples += k.count();  // hidden subtrees are disjoint sets of samples
                     continue;
                 }
                 todo.push(k);
@@ -60,13 +60,14 @@ public final class TreeWriter {
         }
     }
 
-    private static long countBelow(CallTree.Node n) {
+    private static long countBelow(Cct.Node n) {
         long c = 0;
-        Deque<CallTree.Node> todo = new ArrayDeque<>(n.children());
+        Deque<Cct.Node> todo = new ArrayDeque<>();
+        n.children().forEach(todo::push);
         while (!todo.isEmpty()) {
-            CallTree.Node x = todo.pop();
+            Cct.Node x = todo.pop();
             c++;
-            todo.addAll(x.children());
+            x.children().forEach(todo::push);
         }
         return c;
     }

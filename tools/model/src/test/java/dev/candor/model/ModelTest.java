@@ -94,9 +94,9 @@ class ModelTest {
 
     @Test
     void callTreeTotalsAndSelf() {
-        CallTree t = CallTree.of(Fixtures.profile(), CallTree.Options.DEFAULT);
+        Cct t = Cct.of(Fixtures.profile(), Cct.Options.DEFAULT);
         assertEquals(100, t.total());
-        CallTree.Node run = t.root().child("java.lang.Thread.run").child("a.Work.run");
+        Cct.Node run = t.root().child("java.lang.Thread.run").child("a.Work.run");
         assertEquals(80, run.total());
         assertEquals(0, run.self());
         assertEquals(60, run.child("a.Work.hot").self());
@@ -105,29 +105,29 @@ class ModelTest {
         assertEquals('f', t.root().child("[gc_active]").kind());
         assertEquals('j', run.kind());
         assertEquals(List.of("[dropped]", "[gc_active]", "a.Main.main", "java.lang.Thread.run"),
-                t.root().children().stream().map(CallTree.Node::name).toList());
+                t.root().childrenByName().stream().map(Cct.Node::name).toList());
         assertEquals("java.lang.Thread.run", t.root().childrenByTotal().get(0).name());
         assertEquals(9, t.nodeCount());
     }
 
     @Test
     void callTreePerThreadReversedAndWithLines() {
-        CallTree threads = CallTree.of(Fixtures.profile(), new CallTree.Options(true, false, false));
-        CallTree.Node worker = threads.root().child("[worker tid=102]");
+        Cct threads = Cct.of(Fixtures.profile(), new Cct.Options(true, false, false));
+        Cct.Node worker = threads.root().child("[worker tid=102]");
         assertNotNull(worker);
         assertEquals('t', worker.kind());
         assertEquals(90, worker.total());
         assertEquals(10, threads.root().child("[main tid=101]").total());
         assertEquals(5, worker.child("[gc_active]").total());
 
-        CallTree rev = CallTree.of(Fixtures.profile(), new CallTree.Options(false, false, true));
-        CallTree.Node hot = rev.root().child("a.Work.hot");
+        Cct rev = Cct.of(Fixtures.profile(), new Cct.Options(false, false, true));
+        Cct.Node hot = rev.root().child("a.Work.hot");
         assertEquals(60, hot.total());
         assertEquals(60, hot.child("a.Work.run").child("java.lang.Thread.run").total());
         assertNull(rev.root().child("java.lang.Thread.run"));
 
-        CallTree lines = CallTree.of(Fixtures.profile(), new CallTree.Options(false, true, false));
-        CallTree.Node run = lines.root().child("java.lang.Thread.run").child("a.Work.run");
+        Cct lines = Cct.of(Fixtures.profile(), new Cct.Options(false, true, false));
+        Cct.Node run = lines.root().child("java.lang.Thread.run").child("a.Work.run");
         assertEquals(10, run.child("a.Work.cold:12").total());
         assertEquals(10, run.child("a.Work.cold:13").total());
     }
