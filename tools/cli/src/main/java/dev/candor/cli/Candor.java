@@ -85,6 +85,17 @@ public final class Candor implements Callable<Integer> {
             super(message);
             this.exitCode = exitCode;
         }
+
+        /** The one line for an input that could not be read (exit 3): what failed, not a stack trace. */
+        static Failure unreadable(Path file, IOException e) {
+            if (e instanceof dev.candor.model.ProfileFormatException) {
+                return new Failure(PROFILING, e.getMessage());
+            }
+            String why = e instanceof java.nio.file.NoSuchFileException n
+                    ? (n.getReason() != null ? n.getReason() : "no such file")
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+            return new Failure(PROFILING, "cannot read " + file + ": " + why);
+        }
     }
 
     static final class Version implements CommandLine.IVersionProvider {

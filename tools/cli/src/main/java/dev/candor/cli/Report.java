@@ -2,7 +2,6 @@ package dev.candor.cli;
 
 import dev.candor.model.Damage;
 import dev.candor.model.Profile;
-import dev.candor.model.ProfileFormatException;
 import dev.candor.model.ProfileReader;
 import dev.candor.model.Recording;
 import dev.candor.model.ReportFormat;
@@ -16,8 +15,6 @@ import picocli.CommandLine.Spec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -197,15 +194,8 @@ final class Report implements Callable<Integer> {
     private Recording read() {
         try {
             return ProfileReader.read(input);
-        } catch (NoSuchFileException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot read " + input + ": "
-                    + (e.getReason() != null ? e.getReason() : "no such file"));
-        } catch (AccessDeniedException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot read " + input + ": permission denied");
-        } catch (ProfileFormatException e) {
-            throw new Candor.Failure(Candor.PROFILING, e.getMessage());
         } catch (IOException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot read " + input + ": " + e.getMessage());
+            throw Candor.Failure.unreadable(input, e);
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.candor.cli;
 
 import dev.candor.compare.Inputs;
-import dev.candor.model.ProfileFormatException;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -87,15 +86,8 @@ final class TreeOptions {
     static Inputs.Loaded load(Path file, Inputs.Options options) {
         try {
             return Inputs.load(file, options);
-        } catch (NoSuchFileException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot read " + file + ": "
-                    + (e.getReason() != null ? e.getReason() : "no such file"));
-        } catch (AccessDeniedException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot read " + file + ": permission denied");
-        } catch (ProfileFormatException e) {
-            throw new Candor.Failure(Candor.PROFILING, e.getMessage());
         } catch (IOException e) {
-            throw new Candor.Failure(Candor.PROFILING, "cannot read " + file + ": " + e.getMessage());
+            throw Candor.Failure.unreadable(file, e);
         } catch (IllegalArgumentException e) {
             throw new Candor.Failure(options.event() != null || options.kind() != null ? Candor.USAGE
                     : Candor.PROFILING, e.getMessage());
