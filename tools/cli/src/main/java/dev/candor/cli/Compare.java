@@ -16,8 +16,9 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code candor compare A B}: how far two profiles agree, by the calling-context-tree metrics of
- * the thesis (degree of overlap, hot-edge coverage), and where they differ most.
+ * {@code candor compare A B}: how far two profiles agree, by the calling-context-tree accuracy
+ * metrics of the profiling literature (degree of overlap, hot-edge coverage: see
+ * {@link dev.candor.compare.Metrics}), and where they differ most.
  */
 @Command(name = "compare",
         sortOptions = false,
@@ -35,7 +36,7 @@ import java.util.concurrent.Callable;
                 "Thread roots, [state=..] frames and [cpu]/[wall] kind roots are removed; failure ticks"
                         + " ([gc_active], [dropped], ...) stay as edges of their own, so shares are of all ticks."},
         customSynopsis = "candor compare A B [--threshold T] [--html OUT] [--focus REGEX] [--lines] [--top N]"
-                + " [--threads REGEX] [--fold REGEX] [--drop-failures] [--java-only] [--raw-names] [--kind KIND]"
+                + " [--thread-filter REGEX] [--fold REGEX] [--drop-failures] [--java-only] [--raw-names] [--kind KIND]"
                 + " [--event EVENT]",
         footer = {"", "Examples:",
                 "  candor compare run1.collapsed run2.jfr",
@@ -51,9 +52,12 @@ final class Compare implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "B", description = "the second profile")
     Path b;
 
-    @Option(names = {"-t", "--threshold"}, paramLabel = "T", defaultValue = "0.1",
+    @Option(names = "--threshold", paramLabel = "T", defaultValue = "0.1",
             description = "hot edges weigh at least T times the hottest edge, 0 to 1 (default: ${DEFAULT-VALUE})")
     double threshold;
+
+    @Option(names = "-t", paramLabel = "T", hidden = true, description = "old short form of --threshold")
+    Double thresholdShort;
 
     @Option(names = "--html", paramLabel = "OUT",
             description = "also write a differential flame graph: widths are the mean of both shares,"
@@ -70,6 +74,9 @@ final class Compare implements Callable<Integer> {
     @Override
     public Integer call() {
         CommandLine cl = spec.commandLine();
+        if (thresholdShort != null) {
+            threshold = thresholdShort;
+        }
         if (!(threshold >= 0 && threshold <= 1)) {
             throw new CommandLine.ParameterException(cl, "--threshold must be between 0 and 1, not "
                     + String.format(Locale.ROOT, "%s", threshold));

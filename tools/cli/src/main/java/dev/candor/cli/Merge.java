@@ -23,14 +23,14 @@ import java.util.concurrent.Callable;
         exitCodeOnInvalidInput = Candor.USAGE,
         exitCodeOnExecutionException = Candor.PROFILING,
         description = {
-                "Averages several profiles into one normalized calling context tree, the way the thesis merges"
+                "Averages several profiles into one normalized calling context tree, the way one merges"
                         + " the per-iteration trees of a benchmark: each input is normalized to a total of 1, so"
                         + " each counts equally; an edge's weight is the mean of its shares.",
                 "The output is collapsed stacks whose counts sum to --scale (parts per million by default);"
                         + " `candor report OUT -o x.html` draws it, `candor compare` compares it.",
                 "Inputs are read like `candor compare` reads them (same options)."},
         customSynopsis = "candor merge IN... -o OUT.collapsed [--scale N] [--focus REGEX] [--lines]"
-                + " [--threads REGEX] [--fold REGEX] [--drop-failures] [--java-only] [--raw-names] [--kind KIND]"
+                + " [--thread-filter REGEX] [--fold REGEX] [--drop-failures] [--java-only] [--raw-names] [--kind KIND]"
                 + " [--event EVENT]")
 final class Merge implements Callable<Integer> {
 

@@ -70,8 +70,13 @@ final class Report implements Callable<Integer> {
                     + "(default: the CPU sample event with most samples)")
     String event;
 
-    @Option(names = {"-t", "--threads"}, description = "one tree per thread ([name tid=N] root frames)")
+    // Splits, as the agent's `threads` option and async-profiler's converter do. `compare` and
+    // `merge` filter threads with --thread-filter instead.
+    @Option(names = "--threads", description = "one tree per thread ([name tid=N] root frames)")
     boolean threads;
+
+    @Option(names = "-t", hidden = true, description = "old short form of --threads")
+    boolean threadsShort;
 
     @Option(names = {"-r", "--reverse"}, description = "callers view: stacks leaf first (not for pprof)")
     boolean reverse;
@@ -154,7 +159,7 @@ final class Report implements Callable<Integer> {
         for (Pattern p : exc) {
             profile = profile.exclude(p);
         }
-        ReportOptions options = new ReportOptions(threads, lines, reverse, title, top, minPercent);
+        ReportOptions options = new ReportOptions(threads || threadsShort, lines, reverse, title, top, minPercent);
         write(fmt, profile, options);
 
         if (damage.isPresent()) {

@@ -35,10 +35,14 @@ final class TreeOptions {
             description = "drop native, C++ and kernel frames (async-profiler), so native time counts for its Java caller")
     boolean javaOnly;
 
-    @Option(names = "--threads", paramLabel = "REGEX",
+    @Option(names = "--thread-filter", paramLabel = "REGEX",
             description = "keep only samples of threads whose name matches REGEX (samples without a thread,"
                     + " such as failure ticks in .collapsed files, are kept)")
-    String threads;
+    String threadFilter;
+
+    // `report --threads` splits by thread; here the old spelling filtered. Kept for old scripts.
+    @Option(names = "--threads", paramLabel = "REGEX", hidden = true, description = "old name of --thread-filter")
+    String threadsOld;
 
     @Option(names = "--fold", paramLabel = "REGEX",
             description = "fold frames matching REGEX at the top of a stack into their caller, e.g."
@@ -67,7 +71,7 @@ final class TreeOptions {
                     + String.join(", ", Set.of("cpu", "wall", "safepoint", "handshake")) + ")");
         }
         return new Inputs.Options(lines, !rawNames, p, dropFailures, javaOnly, kind, event,
-                regex(cl, "--threads", threads), regex(cl, "--fold", fold));
+                threadFilter != null ? regex(cl, "--thread-filter", threadFilter) : regex(cl, "--threads", threadsOld), regex(cl, "--fold", fold));
     }
 
     private static Pattern regex(CommandLine cl, String option, String text) {

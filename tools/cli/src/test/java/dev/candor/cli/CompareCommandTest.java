@@ -47,7 +47,24 @@ class CompareCommandTest {
     }
 
     @Test
-    void defaultThresholdIsTheThesis() throws Exception {
+    void threadFilterKeepsMatchingThreadsAndOldSpellingsStillWork() throws Exception {
+        Path a = file("a.collapsed", "[web-1 tid=5];m;a 6\n[gc tid=6];m;g 4\n");
+        Path b = file("b.collapsed", "[web-2 tid=9];m;a 3\n");
+        assertEquals(0, run("compare", a.toString(), b.toString(), "--thread-filter", "^web"), err.toString());
+        assertTrue(out.toString().contains("overlap(A,B)        1.000"), out.toString());
+        assertTrue(out.toString().contains("A: " + a + ": 6 samples"), out.toString());
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("compare", a.toString(), b.toString(), "--threads", "^web", "-t", "0.5"), err.toString());
+        assertTrue(out.toString().contains("overlap(A,B)        1.000"), out.toString());
+        assertTrue(out.toString().contains("hotcover(A,B,0.5)"), out.toString());
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("compare", "--help"));
+        assertTrue(out.toString().contains("--thread-filter"), out.toString());
+        assertTrue(!out.toString().contains("-t,") && !out.toString().contains("--threads "), out.toString());
+    }
+
+    @Test
+    void defaultThresholdIsTenPercentOfTheHottestEdge() throws Exception {
         Path a = file("a.collapsed", "m;a 9\nm;b 1\n");
         assertEquals(0, run("compare", a.toString(), a.toString()), err.toString());
         assertTrue(out.toString().contains("overlap(A,B)        1.000"), out.toString());
