@@ -1,6 +1,6 @@
 package dev.candor.accuracy;
 
-import dev.candor.compare.Cct;
+import dev.candor.model.Cct;
 import dev.candor.compare.Inputs;
 import dev.candor.compare.Metrics;
 

@@ -1,7 +1,7 @@
 package dev.candor.accuracy;
 
 import dev.candor.accuracy.cases.Truth;
-import dev.candor.compare.Cct;
+import dev.candor.model.Cct;
 import dev.candor.compare.Inputs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Frame, Sample, Profile and its filters, CallTree, Recording's event choice. */
+/** Frame, Sample, Profile and its filters, Cct, Recording's event choice. */
 class ModelTest {
 
     @Test
