@@ -32,7 +32,10 @@ import java.util.regex.Pattern;
  *   <td>{@code write}, {@code pthread_cond_signal}</td></tr>
  * <tr><td>candor's frames of generated code: {@code [stub] StubRoutines::sha256_implCompressMB},
  *   {@code [stub] itable stub}</td><td>{@code sha256_implCompressMB}, {@code itable stub}, as
- *   async-profiler names them</td></tr>
+ *   async-profiler names them; async-profiler's {@code I2C/C2I adapters(0xb)}</td>
+ *   <td>{@code I2C/C2I adapters}</td></tr>
+ * <tr><td>a library without symbols: {@code libz.so.1}, {@code /usr/lib/x86_64-linux-gnu/libz.so.1.2.13}</td>
+ *   <td>{@code libz.so}</td></tr>
  * </table>
  *
  * Pseudo-frames in square brackets are left alone. Method names are not changed: javac's
@@ -44,11 +47,6 @@ public final class FrameNames {
 
     private static final String STUB_ROUTINES = "StubRoutines::";
 
-    /**
-     * candor names generated code {@code [stub] StubRoutines::sha256_implCompressMB} or
-     * {@code [stub] itable stub}; async-profiler names the same code {@code sha256_implCompressMB}
-     * and {@code itable stub}: matched by the bare name.
-     */
     // A plain C symbol (no class, no C++ scope, not a kernel frame): libc and other C libraries.
     private static boolean isCSymbol(String frame) {
         return frame.indexOf('.') < 0 && frame.indexOf(':') < 0 && frame.indexOf(' ') < 0
@@ -70,10 +68,22 @@ public final class FrameNames {
         return s.substring(i);
     }
 
+    /**
+     * candor names generated code {@code [stub] StubRoutines::sha256_implCompressMB} or
+     * {@code [stub] itable stub}; async-profiler names the same code {@code sha256_implCompressMB}
+     * and {@code itable stub} (and some blobs with their size, {@code I2C/C2I adapters(0xb)}):
+     * matched by the bare name.
+     */
     static String stubName(String frame) {
         String s = frame.substring(Frame.STUB_PREFIX.length());
         return s.startsWith(STUB_ROUTINES) ? s.substring(STUB_ROUTINES.length()) : s;
     }
+
+    // A frame in a library without symbols: candor names the library by its file name
+    // (libz.so.1), async-profiler by its path (/usr/lib/x86_64-linux-gnu/libz.so.1.2.13).
+    private static final Pattern LIBRARY_ONLY = Pattern.compile("(?:.*/)?(lib[^/;]*?\\.so)(?:\\.[0-9]+)*");
+    // async-profiler's size annotation on some code blobs: "I2C/C2I adapters(0xb)"
+    private static final Pattern BLOB_SIZE = Pattern.compile("\\(0x[0-9a-f]+\\)$");
 
     private record Rule(Pattern pattern, String replacement) {
     }
@@ -101,10 +111,17 @@ public final class FrameNames {
      */
     public static String normalize(String frame) {
         if (frame.startsWith(Frame.STUB_PREFIX)) {
-            return stubName(frame);
+            return BLOB_SIZE.matcher(stubName(frame)).replaceFirst("");
         }
         if (frame.isEmpty() || frame.charAt(0) == '[') {
             return frame;
+        }
+        Matcher library = LIBRARY_ONLY.matcher(frame);
+        if (library.matches()) {
+            return library.group(1);
+        }
+        if (frame.endsWith(")") && frame.contains(" ")) {
+            return BLOB_SIZE.matcher(frame).replaceFirst("");
         }
         if (isCSymbol(frame)) {
             return cSymbol(frame);

@@ -219,9 +219,13 @@ class InputsTest {
         String candor = "a.Main.main;java.security.MessageDigest.digest;[stub] StubRoutines::sha256_implCompressMB 5\n"
                 + "a.Main.main;a.Main.call;[stub] itable stub 2\n"
                 + "a.Main.main;java.io.FileOutputStream.writeBytes;Java_java_io_FileOutputStream_writeBytes;write;"
-                + "do_syscall_64_[k] 3\n";
+                + "do_syscall_64_[k] 3\n"
+                + "a.Main.main;java.util.zip.Deflater.deflateBytesBytes;libz.so.1 4\n"
+                + "a.Main.main;a.Main.call;[stub] I2C/C2I adapters 1\n";
         String ap = "a/Main.main_[j];java/security/MessageDigest.digest_[j];sha256_implCompressMB 5\n"
                 + "a/Main.main_[j];a/Main.call_[j];itable stub 2\n"
+                + "a/Main.main_[j];java/util/zip/Deflater.deflateBytesBytes_[j];/usr/lib/x86_64-linux-gnu/libz.so.1.2.13 4\n"
+                + "a/Main.main_[j];a/Main.call_[j];I2C/C2I adapters(0xb) 1\n"
                 + "a/Main.main_[j];java/io/FileOutputStream.writeBytes_[j];Java_java_io_FileOutputStream_writeBytes;"
                 + "__GI_write;do_syscall_64_[k] 3\n";
         Inputs.Loaded a = load(candor, Inputs.Options.DEFAULT);
@@ -232,6 +236,7 @@ class InputsTest {
         Inputs.Loaded bj = load(ap, Inputs.Options.DEFAULT.withJavaOnly(true));
         assertEquals(1.0, Metrics.overlap(aj.cct(), bj.cct()), 1e-9);
         assertEquals(3.0, aj.cct().find(List.of("a.Main.main", "java.io.FileOutputStream.writeBytes")).self(), 1e-9);
+        assertEquals(4.0, aj.cct().find(List.of("a.Main.main", "java.util.zip.Deflater.deflateBytesBytes")).self(), 1e-9);
         Inputs.Loaded marker = load("a.Main.main;a.Main.io;[kernel_unsampled] 4\na.Main.main 1\n",
                 Inputs.Options.DEFAULT.withJavaOnly(true));
         assertEquals(4.0, marker.cct().find(List.of("a.Main.main", "a.Main.io")).self(), 1e-9);
