@@ -287,23 +287,36 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       if (!ok) break;
     } else {
       uintptr_t name = loadPtr_signalSafe(b.blob + l_.blobName);
-      bool inStubRoutines = name != 0 && load_signalSafe<uint64_t>(name) == 0x74756f5262757453ull;  // "StubRout"
+      uint64_t prefix = name != 0 ? load_signalSafe<uint64_t>(name) : 0;
+      bool inStubRoutines = prefix == 0x74756f5262757453ull;  // "StubRout"
       frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(r.pc, reinterpret_cast<const char*>(name), inStubRoutines)};
-      int64_t words = loadField_signalSafe(b.blob, l_.blobFrameSize);
-      int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
-      // From an anchor the blob is stopped at a call, its frame built, even in blobs HotSpot
-      // never marks complete (the deoptimization blob calling fetch_unroll_info).
-      bool framed = words > 0 && (!top || (complete >= 0 && r.pc >= b.codeBegin + complete));
-      bool ok = top && poppedOrPopping_signalSafe(r.pc, s, &r);
-      if (!ok && framed) {
-        // The registered frame size holds except while a blob rebuilds frames (deoptimization
-        // unpacks the interpreter frames it returns to): then follow its rbp frame instead.
-        Regs saved = r;
-        ok = senderOfFramed_signalSafe(b.blob, s, &r) && (returnsIntoJava_signalSafe(r.pc) || r.pc == callStubReturn);
-        if (!ok) r = saved;
+      // vtable and itable stubs ("vtable chunks") and inline-cache stubs ("InlineCacheBuffer")
+      // jump to their target without ever building a frame: the return address is at sp. rbp is
+      // a general register in C2 code, so following it could skip live frames.
+      bool jumpsOnly = top && (prefix == 0x6320656c62617476ull /* "vtable c" */ ||
+                               prefix == 0x6143656e696c6e49ull /* "InlineCa" */);
+      if (jumpsOnly) {
+        uintptr_t ret = s.load(r.sp);
+        if (!returnsIntoJava_signalSafe(ret)) break;
+        r.pc = ret;
+        r.sp += kWord;
+      } else {
+        int64_t words = loadField_signalSafe(b.blob, l_.blobFrameSize);
+        int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
+        // From an anchor the blob is stopped at a call, its frame built, even in blobs HotSpot
+        // never marks complete (the deoptimization blob calling fetch_unroll_info).
+        bool framed = words > 0 && (!top || (complete >= 0 && r.pc >= b.codeBegin + complete));
+        bool ok = top && poppedOrPopping_signalSafe(r.pc, s, &r);
+        if (!ok && framed) {
+          // The registered frame size holds except while a blob rebuilds frames (deoptimization
+          // unpacks the interpreter frames it returns to): then follow its rbp frame instead.
+          Regs saved = r;
+          ok = senderOfFramed_signalSafe(b.blob, s, &r) && (returnsIntoJava_signalSafe(r.pc) || r.pc == callStubReturn);
+          if (!ok) r = saved;
+        }
+        if (!ok) ok = senderOfFrameless_signalSafe(b, s, &r, true);
+        if (!ok) break;
       }
-      if (!ok) ok = senderOfFrameless_signalSafe(b, s, &r, true);
-      if (!ok) break;
     }
     // A frame being deoptimized returns to its nmethod's deopt handler; its real pc is saved.
     found = code_.find_signalSafe(r.pc, &b);
