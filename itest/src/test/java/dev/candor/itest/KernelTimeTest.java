@@ -84,10 +84,11 @@ class KernelTimeTest {
         assertTrue(inJava + inSyscall >= 2000, name + ": too few samples: " + (inJava + inSyscall));
         assertEquals(truthShare, share, sampled ? 0.03 : 0.05, name + ": syscall phase share (truth vs profile)");
         assertEquals(truthKernel, kernelShare, 0.05, name + ": kernel part (measured system time vs profile)");
-        // Sampled, the marker only carries what the event's clock misses (context switches: few here);
-        // not sampled, no kernel frame can appear.
+        // Sampled, the marker only carries what the event's clock misses: the scheduler's work around
+        // context switches, 0-1% here and up to 2.4% seen when the JVM's own threads preempt the
+        // workload's on 2 CPUs. Not sampled, no kernel frame can appear.
         if (sampled) {
-            assertTrue(unsampled <= 0.02 * (inJava + inSyscall), name + ": [kernel_unsampled] " + unsampled);
+            assertTrue(unsampled <= 0.04 * (inJava + inSyscall), name + ": [kernel_unsampled] " + unsampled);
         } else {
             assertEquals(0, kernelFramed, name + ": kernel frames without kernel sampling");
         }
