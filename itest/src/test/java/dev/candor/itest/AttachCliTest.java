@@ -197,6 +197,6 @@ class AttachCliTest {
         Targets.Ran r = Targets.candor(client, dir, "list");
         assertEquals(0, r.exitCode(), r.describe());
         return r.stdout().lines().anyMatch(l -> l.matches(pid + "\\s+" + java.util.regex.Pattern.quote(candor)
-                + "\\s+dev\\.candor\\.itest\\.workload\\.AttachSpin"));
+                + "\\s+dev\\.candor\\.itest\\.workload\\.AttachSpin\\s+-")); // CONTAINER '-': candor's namespaces
     }
 }

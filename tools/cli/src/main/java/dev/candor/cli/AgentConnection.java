@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  * that is already loaded reaches the same copy's Agent_OnAttach, so this loads the agent the
  * first time and talks to it afterwards. The agent writes its one-line answer to FILE, in a
  * private directory (owner-only, unpredictable name) that the target, running as the same user,
- * can write to.
+ * can write to. A JVM in a container ({@link TargetRoot}) gets the reply file in its own stage
+ * directory instead, read back through /proc/PID/root.
  */
 final class AgentConnection implements AutoCloseable {
 
@@ -28,33 +29,51 @@ final class AgentConnection implements AutoCloseable {
 
     private final Target target;
     private final VirtualMachine vm;
-    private final Path replyDir;
+    private final Path replyDir; // null in a container: replies go to the stage of targetRoot
+    private final TargetRoot targetRoot; // null unless the JVM is in another mount namespace
     private int replies;
 
-    private AgentConnection(Target target, VirtualMachine vm, Path replyDir) {
+    private AgentConnection(Target target, VirtualMachine vm, Path replyDir, TargetRoot targetRoot) {
         this.target = target;
         this.vm = vm;
         this.replyDir = replyDir;
+        this.targetRoot = targetRoot;
     }
 
     /** Attaches; a JVM that does not accept attach is a target {@link Candor.Failure}. */
     static AgentConnection open(Target target) {
+        return open(target, null);
+    }
+
+    /** Attaches to a JVM whose files are under ROOT (null: the same mount namespace as candor). */
+    static AgentConnection open(Target target, TargetRoot root) {
         VirtualMachine vm;
+        String step = root == null ? "" : "step 3, the attach socket (the JDK looks for it in /proc/" + target.pid
+                + "/root/tmp): ";
         try {
             vm = VirtualMachine.attach(Long.toString(target.pid));
         } catch (AttachNotSupportedException e) {
             String hint = target.hasOption("-XX:+DisableAttachMechanism") ? " (it runs with -XX:+DisableAttachMechanism)"
                     : "";
-            throw new Candor.Failure(Candor.TARGET, "JVM " + target.pid + " refuses attach" + hint + ": "
+            throw new Candor.Failure(Candor.TARGET, step + "JVM " + target.pid + " refuses attach" + hint + ": "
                     + e.getMessage());
         } catch (IOException | RuntimeException e) {
-            throw new Candor.Failure(Candor.TARGET, "cannot attach to JVM " + target.pid + ": " + e.getMessage());
+            throw new Candor.Failure(Candor.TARGET, step + "cannot attach to JVM " + target.pid + ": " + e.getMessage());
+        }
+        if (root != null) {
+            try {
+                root.stage();
+            } catch (Candor.Failure e) {
+                detachQuietly(vm);
+                throw e;
+            }
+            return new AgentConnection(target, vm, null, root);
         }
         try {
             Path dir = Files.createTempDirectory("candor-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             dir.toFile().deleteOnExit(); // also when candor is killed before close(); replies are deleted as read
-            return new AgentConnection(target, vm, dir);
+            return new AgentConnection(target, vm, dir, null);
         } catch (IOException | RuntimeException e) {
             detachQuietly(vm);
             throw new Candor.Failure(Candor.PROFILING, "cannot create a private directory for the agent's answer: "
@@ -68,9 +87,11 @@ final class AgentConnection implements AutoCloseable {
      * profiling {@link Candor.Failure}s carrying the agent's own message.
      */
     String send(String library, String options) {
-        Path reply = replyDir.resolve("reply-" + ++replies);
+        String name = "reply-" + ProcessHandle.current().pid() + "-" + ++replies;
+        String replyInJvm = targetRoot == null ? replyDir.resolve(name).toString() : targetRoot.stage() + "/" + name;
+        Path reply = targetRoot == null ? Path.of(replyInJvm) : targetRoot.hostView(replyInJvm);
         // reply= first: the agent stops parsing at a bad option, and must know where to say so
-        String all = options.isEmpty() ? "reply=" + reply : "reply=" + reply + "," + options;
+        String all = options.isEmpty() ? "reply=" + replyInJvm : "reply=" + replyInJvm + "," + options;
         int bytes = all.getBytes(StandardCharsets.UTF_8).length;
         if (bytes >= MAX_OPTIONS_LENGTH) {
             throw new Candor.Failure(Candor.USAGE, "the agent options are too long for the attach protocol ("
@@ -85,14 +106,16 @@ final class AgentConnection implements AutoCloseable {
             if (answer != null && answer.startsWith("error: ")) {
                 throw new Candor.Failure(Candor.PROFILING, answer.substring("error: ".length()));
             }
-            throw new Candor.Failure(Candor.PROFILING, "the agent failed in JVM " + target.pid
+            throw new Candor.Failure(Candor.PROFILING, (targetRoot == null ? "" : "step 4, the agent: ")
+                    + "the agent failed in JVM " + target.pid
                     + " (Agent_OnAttach returned " + e.returnValue() + "); see the JVM's stderr");
         } catch (AgentLoadException e) {
             String msg = String.valueOf(e.getMessage());
             if (msg.contains("EnableDynamicAgentLoading") || msg.contains("agent loading is not enabled")) {
                 throw new Candor.Failure(Candor.TARGET, dynamicLoadingDisabled(target.pid));
             }
-            throw new Candor.Failure(Candor.PROFILING, "JVM " + target.pid + " could not load " + library + ": " + msg);
+            throw new Candor.Failure(Candor.PROFILING, (targetRoot == null ? "" : "step 4, the agent: ")
+                    + "JVM " + target.pid + " could not load " + library + ": " + msg);
         } catch (IOException e) {
             if (!target.isAlive()) {
                 throw new Candor.Failure(Candor.TARGET, "JVM " + target.pid + " exited");
@@ -124,6 +147,9 @@ final class AgentConnection implements AutoCloseable {
     @Override
     public void close() {
         detachQuietly(vm);
+        if (replyDir == null) {
+            return; // replies in a container's stage are deleted as read
+        }
         try (Stream<Path> files = Files.walk(replyDir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

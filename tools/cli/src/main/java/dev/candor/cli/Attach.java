@@ -37,6 +37,8 @@ import java.util.concurrent.Callable;
                 "With --duration and no command: start, wait, stop; Ctrl-C stops early",
                 "and still writes. Without -f the profile goes to ./candor-PID.html.",
                 "Relative paths are taken from the current directory, not the JVM's.",
+                "A JVM in a container (its own mount and pid namespace) is given by its pid",
+                "here; the agent goes in, and the outputs come out, through /proc/PID/root.",
                 "JDK 21+ warns when an agent is loaded into a running JVM unless it was",
                 "started with -XX:+EnableDynamicAgentLoading; -XX:-EnableDynamicAgentLoading",
                 "forbids it (use candor record then)."},
@@ -97,9 +99,14 @@ final class Attach implements Callable<Integer> {
         } else if (command.equals("dump")) {
             items.addAll(profile.fileItems(cwd));
         }
-        String settings = String.join(",", items);
-
         Target target = Target.forAttach(pid);
+        TargetRoot root = TargetRoot.of(target); // a JVM in a container writes in its own filesystem
+        List<String> agentItems = items;
+        if (root != null && (command.equals("start") || !items.isEmpty())) {
+            agentItems = root.redirectOutputs(items, cwd, command.equals("start"));
+        }
+        String settings = String.join(",", agentItems);
+
         PrintWriter out = spec.commandLine().getOut();
         if (target.candorLibraries().isEmpty() && !command.equals("start")) { // status, stop, dump: nothing to ask
             if (command.equals("status")) {
@@ -110,14 +117,17 @@ final class Attach implements Callable<Integer> {
             throw new Candor.Failure(Candor.PROFILING, "candor is not loaded in JVM " + pid + ": nothing to "
                     + command + " (start it with: candor attach " + pid + " start)");
         }
-        String library = library(target); // the copy in the JVM, or the agent file, ELF-checked before any attach
+        String library = library(target, root); // the copy in the JVM, or the agent file, ELF-checked before any attach
         // With --duration, a shutdown hook stops the profiler if candor itself is stopped first
         // (Ctrl-C, kill), so the outputs are still written. It is registered before the start.
-        EarlyStop early = durationMs > 0 ? new EarlyStop(target, outputs(items), out, spec.commandLine().getErr())
+        EarlyStop early = durationMs > 0 ? new EarlyStop(target, root, outputs(items), out, spec.commandLine().getErr())
                 : null;
-        try (AgentConnection agent = AgentConnection.open(target)) {
+        try (AgentConnection agent = AgentConnection.open(target, root)) {
             String answer = early != null ? early.start(agent, library, join(command, settings))
                     : agent.send(library, join(command, settings));
+            if (root != null && (command.equals("stop") || command.equals("dump"))) {
+                root.fetchOutputs(command.equals("stop"));
+            }
             switch (command) {
                 case "status" -> out.println(answer);
                 case "stop" -> out.println("stopped profiling JVM " + pid + "; outputs written");
@@ -130,6 +140,9 @@ final class Attach implements Callable<Integer> {
             if (early != null) {
                 Thread.sleep(durationMs);
                 if (early.stopNow(agent)) {
+                    if (root != null) {
+                        root.fetchOutputs(true);
+                    }
                     List<String> missing = outputs(items).stream().filter(p -> !Files.exists(Path.of(p))).toList();
                     if (!missing.isEmpty()) {
                         throw new Candor.Failure(Candor.PROFILING, "JVM " + pid + " wrote no "
@@ -154,6 +167,7 @@ final class Attach implements Callable<Integer> {
     /** The shutdown hook of --duration: stops a session this command started, once. */
     private static final class EarlyStop {
         private final Target target;
+        private final TargetRoot root;
         private final List<String> outputs;
         private final PrintWriter out;
         private final PrintWriter err;
@@ -161,8 +175,9 @@ final class Attach implements Callable<Integer> {
         private String library; // set once the start succeeded; guarded by this
         private boolean stopped; // guarded by this
 
-        EarlyStop(Target target, List<String> outputs, PrintWriter out, PrintWriter err) {
+        EarlyStop(Target target, TargetRoot root, List<String> outputs, PrintWriter out, PrintWriter err) {
             this.target = target;
+            this.root = root;
             this.outputs = outputs;
             this.out = out;
             this.err = err;
@@ -198,8 +213,11 @@ final class Attach implements Callable<Integer> {
                 stopped = true;
                 lib = library;
             }
-            try (AgentConnection own = AgentConnection.open(target)) { // the main thread's may be closing
+            try (AgentConnection own = AgentConnection.open(target, root)) { // the main thread's may be closing
                 own.send(lib, "stop");
+                if (root != null) {
+                    root.fetchOutputs(true);
+                }
                 out.println("stopped profiling JVM " + target.pid + " early"
                         + (outputs.isEmpty() ? "" : "; wrote " + String.join(", ", outputs)));
                 out.flush();
@@ -218,8 +236,11 @@ final class Attach implements Callable<Integer> {
         }
     }
 
-    /** The library to send the command to: the copy already in the JVM, else --agent (checked). */
-    private String library(Target target) {
+    /**
+     * The library to send the command to: the copy already in the JVM, else --agent (checked), copied
+     * into the JVM's filesystem when it runs in a container (ROOT not null).
+     */
+    private String library(Target target, TargetRoot root) {
         List<String> loaded = new ArrayList<>(target.candorLibraries());
         if (!loaded.isEmpty()) {
             String path = loaded.get(0);
@@ -231,7 +252,7 @@ final class Attach implements Callable<Integer> {
         }
         Path agent = parent.agentLibrary();
         AgentLibrary.check(agent);
-        return agent.toString();
+        return root == null ? agent.toString() : root.installLibrary(agent);
     }
 
     private long parsePid() {

@@ -26,21 +26,23 @@ import java.util.stream.Stream;
         exitCodeOnExecutionException = Candor.PROFILING,
         description = {"Lists the JVMs of this user that candor can attach to.",
                 "Columns: PID; CANDOR: 'loaded' when candor is in the JVM, '-' when not,",
-                "'no-attach' for -XX:+DisableAttachMechanism; MAIN: main class or -jar file."})
+                "'no-attach' for -XX:+DisableAttachMechanism; MAIN: main class or -jar file;",
+                "CONTAINER: the JVM's pid in its own pid namespace, and 'own-fs' when it has its",
+                "own mount namespace ('-' when it shares candor's)."})
 final class ListJvms implements Callable<Integer> {
 
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    record Row(long pid, String candor, String main) {
+    record Row(long pid, String candor, String main, String container) {
     }
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("%-8s %-9s %s%n", "PID", "CANDOR", "MAIN");
+        out.printf("%-8s %-9s %-40s %s%n", "PID", "CANDOR", "MAIN", "CONTAINER");
         for (Row r : rows().values()) {
-            out.printf("%-8d %-9s %s%n", r.pid(), r.candor(), r.main());
+            out.printf("%-8d %-9s %-40s %s%n", r.pid(), r.candor(), r.main(), r.container());
         }
         out.flush();
         return Candor.OK;
@@ -77,8 +79,16 @@ final class ListJvms implements Callable<Integer> {
             String main = e.getValue() != null ? e.getValue() : t.mainClass();
             String candor = t.hasOption("-XX:+DisableAttachMechanism") ? "no-attach"
                     : t.candorLibraries().isEmpty() ? "-" : "loaded";
-            rows.put(pid, new Row(pid, candor, main == null ? "?" : main));
+            rows.put(pid, new Row(pid, candor, main == null ? "?" : main, container(pid)));
         }
         return rows;
+    }
+
+    /** "pid 1", "pid 1 own-fs", "own-fs" or "-": where the JVM lives relative to candor. */
+    static String container(long pid) {
+        long nsPid = TargetRoot.nsPid(pid);
+        boolean ownFs = TargetRoot.otherNamespace(Target.proc(pid), "mnt");
+        String s = (nsPid != pid ? "pid " + nsPid : "") + (ownFs ? (nsPid != pid ? " " : "") + "own-fs" : "");
+        return s.isEmpty() ? "-" : s;
     }
 }
