@@ -2,10 +2,13 @@
 SHELL := /bin/bash
 BUILD := $(CURDIR)/build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
-MVN := mvn -B -q -Dstyle.color=never
+# One version for agent and tools: the root pom's, and this commit (agent/src/base/Version.h).
+COMMIT := $(shell git -C $(CURDIR) rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' $(CURDIR)/pom.xml | head -1)
+MVN := mvn -B -q -Dstyle.color=never -Dcandor.commit=$(COMMIT)
 JOBS ?= 2
 
-.PHONY: all deps agent tools demo test test-unit test-integration bench bench-quick bench-server bench-paired accuracy clean
+.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -15,9 +18,15 @@ deps:
 
 # The native agent: build/libcandor.so (and the unit-test binary).
 agent: deps
-	@cmake -S agent -B $(BUILD)/agent -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) >/dev/null
+	@cmake -S agent -B $(BUILD)/agent -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) -DCANDOR_COMMIT=$(COMMIT) >/dev/null
 	@cmake --build $(BUILD)/agent -j $(JOBS)
 	@install -m 755 $(BUILD)/agent/libcandor.so $(BUILD)/libcandor.so  # a new inode: JVMs that map the old one keep it
+	@# the agent as shipped (dist, candor-api.jar): debug info split off, found again by .gnu_debuglink
+	@mkdir -p $(BUILD)/stripped
+	@objcopy --only-keep-debug $(BUILD)/libcandor.so $(BUILD)/stripped/libcandor.so.debug
+	@objcopy --strip-debug --add-gnu-debuglink=$(BUILD)/stripped/libcandor.so.debug \
+		$(BUILD)/libcandor.so $(BUILD)/stripped/libcandor.so.new
+	@mv $(BUILD)/stripped/libcandor.so.new $(BUILD)/stripped/libcandor.so
 
 # The Java side: demo app, integration tests, tools; build/candor launcher.
 tools: deps
@@ -28,6 +37,10 @@ tools: deps
 	@cp tools/api/target/candor-api.jar $(BUILD)/candor-api.jar
 	@install -m 755 tools/cli/candor.sh $(BUILD)/candor
 
+# A release to download and run: build/candor-VERSION-linux-x64.tar.gz (scripts/make-dist.sh).
+dist: all
+	@./scripts/make-dist.sh $(BUILD) $(VERSION) $(COMMIT)
+
 demo: all
 	@./demo/run-demo.sh $(BUILD)
 
@@ -36,7 +49,7 @@ test: all test-unit fuzz-quick test-integration
 test-unit: agent
 	@cd $(BUILD)/agent && ctest --output-on-failure -j $(JOBS)
 
-test-integration: all
+test-integration: all dist
 	@$(MVN) verify -Dcandor.build=$(BUILD)
 
 bench: all

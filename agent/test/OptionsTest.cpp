@@ -1,8 +1,10 @@
 #include "control/OptionParser.h"
+#include "base/Version.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <regex>
 
 using namespace candor;
 
@@ -122,7 +124,7 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"ringsize=100", "option 'ringsize' needs a power of two from 16 to 1048576 (got '100')"},
       {"file=out.pdf", "option 'file' needs a path ending in .html, .collapsed, .txt, .jfr or .json (got 'out.pdf')"},
       {"file=", "option 'file' needs a path (got '')"},
-      {"start,stop", "give at most one of start, stop, dump, status, help"},
+      {"start,stop", "give at most one of start, stop, dump, status, help, version"},
       {"event=itimer,signal=SIGURG", "option 'signal' cannot be used with event=itimer (setitimer always sends SIGPROF)"},
   };
   for (const auto& c : cases) {
@@ -156,4 +158,14 @@ TEST(Options, HelpListsEveryOption) {
                            "jitter=", "allthreads", "threads", "lines", "depth=", "ringsize=", "title=", "quiet"}) {
     EXPECT_NE(help.find(name), std::string::npos) << name;
   }
+}
+
+TEST(Options, VersionIsACommandWithTheBuildsVersionLine) {
+  ParseResult r = parseOptions("version");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.options.command, Command::kVersion);
+  EXPECT_FALSE(parseOptions("version,start").ok);  // one command at a time
+  // the line `candor --version` prints too: "candor <pom version> (commit <12 hex or unknown>)"
+  EXPECT_TRUE(std::regex_match(versionLine(), std::regex(R"(candor \S+ \(commit ([0-9a-f]{12}|unknown)\))")))
+      << versionLine();
 }

@@ -11,7 +11,7 @@ namespace candor {
 enum class EngineKind { kCpu, kCtimer, kItimer };
 // Modes that run on candor's sampler thread rather than on a CPU timer.
 enum class SamplerMode { kNone, kWall, kSafepoint, kHandshake };
-enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp };
+enum class Command { kNone, kStart, kStop, kDump, kStatus, kHelp, kVersion };
 // Who walks the stack in the signal handler: AsyncGetCallTrace, or candor's own walker.
 // kCopy (experimental): no signal; the own walker walks perf's copy of the stack on a reader thread.
 enum class WalkMode { kAgct, kVm, kRemote, kCopy };

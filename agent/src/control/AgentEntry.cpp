@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/Log.h"
+#include "base/Version.h"
 #include "control/Commands.h"
 #include "control/OptionParser.h"
 
@@ -20,8 +21,8 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* optionString, v
     return JNI_OK;  // never stop the JVM for a bad option
   }
   setLogQuiet(parsed.options.quiet);
-  if (parsed.options.command == Command::kHelp) {
-    fputs(optionsHelp().c_str(), stdout);
+  if (parsed.options.command == Command::kHelp || parsed.options.command == Command::kVersion) {
+    fputs(parsed.options.command == Command::kHelp ? optionsHelp().c_str() : (versionLine() + "\n").c_str(), stdout);
     fflush(stdout);
     return JNI_OK;
   }
@@ -46,7 +47,8 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* optionString,
   }
   // quiet belongs to the session: a later stop/dump/status without it must not undo it
   if (startsSession(parsed.options)) setLogQuiet(parsed.options.quiet);
-  if (parsed.options.command != Command::kHelp && !initJvmti(vm, true)) {
+  bool needsJvmti = parsed.options.command != Command::kHelp && parsed.options.command != Command::kVersion;
+  if (needsJvmti && !initJvmti(vm, true)) {
     reply(parsed.options, "error: the agent cannot initialize JVMTI in this JVM (see its stderr)");
     return JNI_ERR;
   }

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "base/Log.h"
+#include "base/Version.h"
 #include "control/Profiler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
@@ -117,6 +118,7 @@ CommandResult runCommand(const Options& options) {
       fputs(optionsHelp().c_str(), stdout);
       fflush(stdout);
       return {true, "ok help"};
+    case Command::kVersion: return {true, versionLine()};
     case Command::kNone:  // attaching with only settings means: start with them
     case Command::kStart: ok = profiler.start(options, &why); break;
     case Command::kStop: ok = profiler.stop(&why); break;

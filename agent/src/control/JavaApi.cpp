@@ -45,7 +45,7 @@ extern "C" JNIEXPORT jstring JNICALL Java_dev_candor_api_Candor_execute0(JNIEnv*
   }
   // quiet belongs to the session: a later stop/dump/status without it must not undo it
   if (startsSession(parsed.options)) setLogQuiet(parsed.options.quiet);
-  if (parsed.options.command != Command::kHelp) {
+  if (parsed.options.command != Command::kHelp && parsed.options.command != Command::kVersion) {
     JavaVM* vm = nullptr;
     if (env->GetJavaVM(&vm) != JNI_OK || vm == nullptr || !initJvmti(vm, true)) {
       std::string why = "the candor agent cannot initialize JVMTI in this JVM (see its stderr)";

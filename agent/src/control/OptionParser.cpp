@@ -22,6 +22,7 @@ const OptionSpec kSpecs[] = {
     {"dump", false, "write the outputs without stopping (agent already loaded)"},
     {"status", false, "print counters of the running profiler (agent already loaded)"},
     {"help", false, "print this help and do nothing else"},
+    {"version", false, "print the version and git commit (as candor --version) and do nothing else"},
     {"event", true, "cpu | ctimer | itimer | wall | safepoint | handshake, or a CPU one plus wall: event=cpu,wall"},
     {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms)"},
     {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
@@ -220,6 +221,7 @@ ParseResult parseOptions(const char* text) {
     else if (name == "dump") { o.command = Command::kDump; commands++; }
     else if (name == "status") { o.command = Command::kStatus; commands++; }
     else if (name == "help") { o.command = Command::kHelp; commands++; }
+    else if (name == "version") { o.command = Command::kVersion; commands++; }
     else if (name == "event") {
       if (sawEvent) {
         r.error = "give event= once; list several events as event=cpu,wall";
@@ -346,7 +348,7 @@ ParseResult parseOptions(const char* text) {
     return r;
   }
   if (commands > 1) {
-    r.error = "give at most one of start, stop, dump, status, help";
+    r.error = "give at most one of start, stop, dump, status, help, version";
     return r;
   }
   if (o.walk == WalkMode::kCopy && (!o.cpuEngine || o.engine != EngineKind::kCpu)) {

@@ -107,7 +107,10 @@ public final class Candor implements Callable<Integer> {
                     p.load(in);
                 }
             }
-            return new String[] {"candor " + p.getProperty("version", "unknown")};
+            String commit = p.getProperty("commit", "unknown");
+            // the agent's `version` option prints the same line (agent/src/base/Version.h)
+            return new String[] {"candor " + p.getProperty("version", "unknown") + " (commit "
+                    + (commit.isBlank() || commit.startsWith("${") ? "unknown" : commit) + ")"};
         }
     }
 
