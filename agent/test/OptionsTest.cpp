@@ -105,7 +105,7 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"interval=abc", "option 'interval' needs a duration such as 1ms, 500us or 10000000 (ns) (got 'abc')"},
       {"interval=1us", "option 'interval' needs a duration of at least 10us (got '1us')"},
       {"interval", "option 'interval' needs a value (CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms))"},
-      {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer, wall, safepoint, handshake (got 'bogus')"},
+      {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc (got 'bogus')"},
       {"event=cpu,itimer", "event 'itimer' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=wall,safepoint", "event 'safepoint' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=cpu,event=wall", "give event= once; list several events as event=cpu,wall"},
@@ -168,4 +168,31 @@ TEST(Options, VersionIsACommandWithTheBuildsVersionLine) {
   // the line `candor --version` prints too: "candor <pom version> (commit <12 hex or unknown>)"
   EXPECT_TRUE(std::regex_match(versionLine(), std::regex(R"(candor \S+ \(commit ([0-9a-f]{12}|unknown)\))")))
       << versionLine();
+}
+
+TEST(Options, AllocAloneOrBesideOtherEvents) {
+  ParseResult alone = parseOptions("event=alloc");
+  ASSERT_TRUE(alone.ok) << alone.error;
+  EXPECT_TRUE(alone.options.alloc);
+  EXPECT_FALSE(alone.options.cpuEngine);
+  EXPECT_EQ(alone.options.allocIntervalBytes, 512 * 1024);
+  EXPECT_EQ(eventsName(alone.options), "alloc");
+
+  ParseResult both = parseOptions("event=cpu,alloc,interval=1ms");
+  ASSERT_TRUE(both.ok) << both.error;
+  EXPECT_TRUE(both.options.alloc && both.options.cpuEngine);
+  EXPECT_EQ(eventsName(both.options), "cpu+alloc");
+
+  ParseResult sized = parseOptions("alloc=2m");
+  ASSERT_TRUE(sized.ok) << sized.error;
+  EXPECT_TRUE(sized.options.alloc && sized.options.cpuEngine);  // the default cpu event, plus allocations
+  EXPECT_EQ(sized.options.allocIntervalBytes, 2 * 1024 * 1024);
+  EXPECT_EQ(parseOptions("alloc=1000").options.allocIntervalBytes, 1000);
+  EXPECT_EQ(parseOptions("alloc=0").options.allocIntervalBytes, 0);
+  EXPECT_EQ(parseOptions("alloc=lots").error,
+            "option 'alloc' needs a size in bytes, k, m or g up to 2g, e.g. 512k (0: every allocation) (got 'lots')");
+  EXPECT_FALSE(parseOptions("alloc=3g").ok);
+
+  EXPECT_EQ(allocOutputPath("out/x.html"), "out/x-alloc.html");
+  EXPECT_EQ(allocOutputPath("a.b/x"), "a.b/x-alloc");
 }

@@ -35,6 +35,7 @@ const char* samplerModeName(SamplerMode m) {
 std::string eventsName(const Options& o) {
   std::string s = o.cpuEngine ? engineName(o.engine) : "";
   if (o.sampler != SamplerMode::kNone) s += std::string(s.empty() ? "" : "+") + samplerModeName(o.sampler);
+  if (o.alloc) s += std::string(s.empty() ? "" : "+") + "alloc";
   return s;
 }
 
@@ -53,6 +54,13 @@ const char* engineName(EngineKind e) {
     case EngineKind::kItimer: return "itimer";
   }
   return "?";
+}
+
+std::string allocOutputPath(const std::string& path) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "-alloc";
+  return path.substr(0, dot) + "-alloc" + path.substr(dot);
 }
 
 OutputFormat outputFormatOf(const std::string& path) {

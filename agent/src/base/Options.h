@@ -39,6 +39,8 @@ struct Options {
   int64_t samplerIntervalNs = 20'000'000;
   uint32_t wallThreads = 16;             // threads sampled per sampler tick
   int wallSignal = 0;                    // 0: SIGURG
+  bool alloc = false;                    // allocation samples (JVMTI SampledObjectAlloc)
+  int64_t allocIntervalBytes = 512 * 1024;  // mean bytes allocated between two samples of a thread
   std::vector<std::string> files;
   std::string statsFile;
   int signal = 0;  // 0: the engine's default
@@ -63,6 +65,8 @@ struct Options {
 enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr };
 // The format a `file=` path asks for, by its extension.
 OutputFormat outputFormatOf(const std::string& path);
+// Where the allocation profile goes beside a time profile written to `path`: x.html → x-alloc.html.
+std::string allocOutputPath(const std::string& path);
 
 // "SIGVTALRM", "VTALRM" or a number; returns 0 when the name is unknown.
 int parseSignal(const std::string& text);

@@ -20,6 +20,7 @@ void HandlerCounters::clear() {
   for (auto& d : dropped) sp(d, 0);
   sp(merged, 0);
   sp(estimated, 0);
+  sp(allocDroppedBytes, 0);
 }
 
 }  // namespace candor

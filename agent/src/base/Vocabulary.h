@@ -43,6 +43,9 @@ constexpr jint kKernelFrameBci = -111;
 // Kernel time that was not sampled (perf did not allow it) but is known from the thread's CPU
 // clock: the marker on top of the Java stack it is charged to. method_id is null.
 constexpr jint kKernelUnsampledBci = -112;
+// The class of an allocation sample, on top of the allocating stack: method_id is the class's
+// id in jvm/ClassNames (not a pointer).
+constexpr jint kAllocClassBci = -113;
 
 // True for a frame whose method_id is a jmethodID that JVMTI can name.
 inline bool isJavaMethodFrame(const ASGCT_CallFrame& f) {
@@ -56,11 +59,12 @@ enum class SampleKind : uint8_t {
   kWall = 1,       // wall-clock sampler: tgkill/sigqueue to a chosen thread
   kSafepoint = 2,  // JVMTI GetThreadListStackTraces (global safepoint)
   kHandshake = 3,  // JVMTI GetStackTrace per thread (per-thread handshake)
-  kCount = 4,
+  kAlloc = 4,      // JVMTI SampledObjectAlloc: an allocation, weighted in bytes (SampleSlot::bytes)
+  kCount = 5,
 };
 
 inline const char* sampleKindName(SampleKind k) {
-  static const char* const kNames[] = {"cpu", "wall", "safepoint", "handshake"};
+  static const char* const kNames[] = {"cpu", "wall", "safepoint", "handshake", "alloc"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -170,6 +174,8 @@ struct HandlerCounters {
   // Ticks estimated from the thread's CPU clock (kernel time no event tick covered), whatever
   // bucket they land in: [kernel_unsampled] on a walked stack, a failure, or dropped.
   alignas(64) std::atomic<uint64_t> estimated{0};
+  // Bytes that the dropped allocation samples stood for (dropped[kAlloc] counts the samples).
+  alignas(64) std::atomic<uint64_t> allocDroppedBytes{0};
   uint64_t totalTicks() const;
   uint64_t totalDropped() const;
   void clear();

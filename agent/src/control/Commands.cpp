@@ -9,6 +9,7 @@
 #include "base/Log.h"
 #include "base/Version.h"
 #include "control/Profiler.h"
+#include "engine/AllocSampler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
 #include "output/OutputFile.h"
@@ -86,6 +87,7 @@ bool initJvmti(JavaVM* vm, bool live) {
   callbacks.CompiledMethodLoad = onCompiledMethodLoad;
   callbacks.CompiledMethodUnload = onCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
+  callbacks.SampledObjectAlloc = AllocSampler::onSample;  // enabled only while alloc= samples
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT,      JVMTI_EVENT_VM_DEATH,      JVMTI_EVENT_THREAD_START,
                                JVMTI_EVENT_THREAD_END,   JVMTI_EVENT_CLASS_LOAD,    JVMTI_EVENT_CLASS_PREPARE,

@@ -23,7 +23,9 @@ const OptionSpec kSpecs[] = {
     {"status", false, "print counters of the running profiler (agent already loaded)"},
     {"help", false, "print this help and do nothing else"},
     {"version", false, "print the version and git commit (as candor --version) and do nothing else"},
-    {"event", true, "cpu | ctimer | itimer | wall | safepoint | handshake, or a CPU one plus wall: event=cpu,wall"},
+    {"event", true, "cpu | ctimer | itimer | wall | safepoint | handshake | alloc, or several: event=cpu,wall,alloc"},
+    {"alloc", true, "also sample allocations, every N bytes a thread allocates on average: alloc=512k (default; "
+                    "alone: alloc)"},
     {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms)"},
     {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
     {"wallthreads", true, "threads sampled per sampler tick, running ones first (default 16)"},
@@ -120,11 +122,16 @@ bool reservedSignal(int sig) {
 }
 
 bool isEventName(const std::string& n) {
-  return n == "cpu" || n == "ctimer" || n == "itimer" || n == "wall" || n == "safepoint" || n == "handshake";
+  return n == "cpu" || n == "ctimer" || n == "itimer" || n == "wall" || n == "safepoint" || n == "handshake" ||
+         n == "alloc";
 }
 
 // Adds one event to the options: at most one CPU engine and one sampler-thread mode.
 bool addEvent(Options& o, const std::string& name, std::string* error) {
+  if (name == "alloc") {  // combines with any other event
+    o.alloc = true;
+    return true;
+  }
   bool cpuKind = name == "cpu" || name == "ctimer" || name == "itimer";
   if (cpuKind ? o.cpuEngine : o.sampler != SamplerMode::kNone) {
     *error = "event '" + name + "' conflicts with another event of its kind; combine one of cpu/ctimer/itimer "
@@ -204,6 +211,10 @@ ParseResult parseOptions(const char* text) {
       o.threadFilter = value;
       continue;
     }
+    if (name == "alloc" && eq == std::string::npos) {  // bare `alloc` (or event=cpu,alloc): the default interval
+      o.alloc = true;
+      continue;
+    }
     if (spec->takesValue && eq == std::string::npos) {
       r.error = "option '" + name + "' needs a value (" + spec->help + ")";
       return r;
@@ -233,7 +244,7 @@ ParseResult parseOptions(const char* text) {
       for (;;) {  // event=cpu+wall is accepted too
         size_t plus = value.find('+', start);
         std::string one = value.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-        if (!isEventName(one)) return bad("one of cpu, ctimer, itimer, wall, safepoint, handshake");
+        if (!isEventName(one)) return bad("one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc");
         if (!addEvent(o, one, &r.error)) return r;
         if (plus == std::string::npos) break;
         start = plus + 1;
@@ -316,6 +327,15 @@ ParseResult parseOptions(const char* text) {
       if (v < 512 || v > 60 * 1024) return bad("a size from 512 to 60k bytes");
       o.stackCopyBytes = static_cast<uint32_t>((v + 7) & ~uint64_t{7});  // perf wants whole words
       stackCopyGiven = true;
+    } else if (name == "alloc") {
+      uint64_t v;
+      char unit = value.empty() ? 0 : static_cast<char>(value.back() | 0x20);
+      uint64_t scale = unit == 'k' ? 1024 : unit == 'm' ? 1024 * 1024 : unit == 'g' ? 1024ull * 1024 * 1024 : 1;
+      if (!parseUint(scale > 1 ? value.substr(0, value.size() - 1) : value, (1ull << 31) / scale, &v)) {
+        return bad("a size in bytes, k, m or g up to 2g, e.g. 512k (0: every allocation)");
+      }
+      o.alloc = true;
+      o.allocIntervalBytes = static_cast<int64_t>(v * scale);
     } else if (name == "ringsize") {
       uint64_t v;
       if (!parseUint(value, 1 << 20, &v) || v < 16 || (v & (v - 1)) != 0) {

@@ -12,6 +12,7 @@
 #include "base/Log.h"
 #include "concurrent/Clock.h"
 #include "control/ReportBuilder.h"
+#include "engine/AllocSampler.h"
 #include "engine/CTimerEngine.h"
 #include "engine/ITimerEngine.h"
 #include "engine/PerfEngine.h"
@@ -246,6 +247,20 @@ bool Profiler::start(const Options& options, std::string* why) {
       ringReader_.reset();
     });
   }
+  if (options_.alloc) {  // allocation samples arrive on the allocating threads through the JVMTI walker
+    std::string allocWhy;
+    if (!AllocSampler::start(Jvm::jvmti(), options_.allocIntervalBytes, ring_->maxDepth(), jvmtiWalker_.get(),
+                             &allocWhy)) {
+      if (!options_.cpuEngine && options_.sampler == SamplerMode::kNone) {
+        *why = allocWhy;
+        return false;
+      }
+      logError("allocations are not sampled: %s; the other events run", allocWhy.c_str());
+      options_.alloc = false;
+    } else {
+      undo.push([] { AllocSampler::stop(Jvm::jvmti()); });
+    }
+  }
   if (failForTest("activate", why)) return false;
   // From here on nothing can fail: the session runs.
   undo.keep();
@@ -265,8 +280,9 @@ bool Profiler::start(const Options& options, std::string* why) {
   std::string kernel = engine_ ? std::string(" kernel=") + kernelTimeName(engine_->kernelTime()) + " (" +
                                     engine_->kernelTimeReason() + ")"
                               : "";
-  logInfo("profiling started: event=%s interval=%lldns%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
-          static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
+  std::string alloc = options_.alloc ? " alloc=" + std::to_string(options_.allocIntervalBytes) + "B" : "";
+  logInfo("profiling started: event=%s interval=%lldns%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
+          static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs), alloc.c_str(),
           engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
           walkModeName(options_.walk), cstackModeName(options_.cstack), kernel.c_str(), registry_.armedCount());
   return true;
@@ -336,6 +352,7 @@ bool Profiler::stop(std::string* why) {
   }
   if (sampler_) sampler_->stop();  // first: it sends signals and holds jthread references
   SignalHandler::deactivate();     // after this no handler touches the ring
+  if (options_.alloc) AllocSampler::stop(Jvm::jvmti());  // nor an allocation callback
   if (remoteWalker_) {             // and none waits for the walker
     remoteWalker_->stop();
     logInfo("remote walker: %llu stacks walked, %llu answered while the sampled thread spun, %llu after a futex wait",
@@ -426,6 +443,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     totals.ticks[k] = final ? lp(counters_.ticks[k]) : accounting_.recorded(kind) + failed + totals.dropped[k];
   }
   totals.merged = lp(counters_.merged);
+  totals.allocDroppedBytes = lp(counters_.allocDroppedBytes);
   totals.estimated = lp(counters_.estimated);
   totals.durationNs = endWallNs_ - startWallNs_;
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
@@ -466,6 +484,21 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     std::string why;
     if (!writeOutputFileStreamed(path, write, &why)) logError("cannot write %s: %s", path.c_str(), why.c_str());
     else logInfo("wrote %s", path.c_str());
+    // Allocations beside time events: their profile (in bytes) goes next to it, x-alloc.html.
+    if (report.alloc.enabled && report.unit != "bytes" &&
+        (format == OutputFormat::kHtml || format == OutputFormat::kCollapsed)) {
+      std::string allocPath = allocOutputPath(path);
+      ProfileReport view = report.allocView();
+      auto writeAlloc = [&](std::ostream& out) {
+        if (format == OutputFormat::kHtml) writeHtml(view, out);
+        else writeCollapsed(view.snapshot, out);
+      };
+      if (!writeOutputFileStreamed(allocPath, writeAlloc, &why)) {
+        logError("cannot write %s: %s", allocPath.c_str(), why.c_str());
+      } else {
+        logInfo("wrote %s", allocPath.c_str());
+      }
+    }
   }
   if (final) {
     accounting_.setListener(nullptr);

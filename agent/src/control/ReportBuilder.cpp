@@ -49,6 +49,7 @@ uint32_t frameFor(ProfileSnapshot& snap, FrameNamer& names, const StoredFrame& f
     case FrameKind::kJava: kind = kKindJava; break;
     case FrameKind::kKernel: kind = kKindKernel; break;
     case FrameKind::kMarker: kind = f.bci == kKernelUnsampledBci ? kKindKernel : kKindFailure; break;
+    case FrameKind::kAllocClass: kind = kKindAllocClass; break;
     default: kind = kKindNative; break;  // native methods, stubs (generated code), C/C++ frames
   }
   return snap.intern(names.displayName(f, lines), kind);
@@ -93,10 +94,11 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   if (options.sampler == SamplerMode::kWall) present[static_cast<int>(SampleKind::kWall)] = true;
   if (options.sampler == SamplerMode::kSafepoint) present[static_cast<int>(SampleKind::kSafepoint)] = true;
   if (options.sampler == SamplerMode::kHandshake) present[static_cast<int>(SampleKind::kHandshake)] = true;
-  int kindsPresent = 0;
+  present[static_cast<int>(SampleKind::kAlloc)] = options.alloc;
+  int kindsPresent = 0;  // kinds of time: allocations have their own profile (in bytes)
   for (int k = 0; k < kKinds; k++) {
     present[k] = present[k] || totals.ticks[k] > 0;
-    kindsPresent += present[k];
+    kindsPresent += present[k] && k != static_cast<int>(SampleKind::kAlloc);
   }
   for (int k = 0; k < kKinds; k++) {
     if (!present[k]) continue;
@@ -157,15 +159,16 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
 
   // Root frames, outermost first: the kind (when a run mixes kinds), the JVM's own kind of thread
   // (allthreads: [GC], [JIT compiler], ...), the thread, the state.
-  ProfileSnapshot& snap = r.snapshot;
+  ProfileSnapshot& timeSnap = r.snapshot;
+  ProfileSnapshot& allocSnap = r.allocSnapshot;
   bool splitKinds = kindsPresent > 1;
-  auto kindFrame = [&](SampleKind k) { return snap.intern(std::string("[") + sampleKindName(k) + "]", kKindThread); };
-  auto threadFrame = [&](int tid) {
+  auto kindFrame = [&](SampleKind k) { return timeSnap.intern(std::string("[") + sampleKindName(k) + "]", kKindThread); };
+  auto threadFrame = [&](ProfileSnapshot& snap, int tid) {
     auto it = byTid.find(tid);
     std::string name = it != byTid.end() ? it->second->name : "?";
     return snap.intern("[" + name + " tid=" + std::to_string(tid) + "]", kKindThread);
   };
-  auto jvmThreadFrame = [&](int tid) {
+  auto jvmThreadFrame = [&](ProfileSnapshot& snap, int tid) {
     auto it = byTid.find(tid);
     const char* root = it != byTid.end() ? jvmThreadRootName(it->second->kind) : nullptr;
     return root != nullptr ? snap.intern(root, kKindThread) : ProfileSnapshot::kNone;
@@ -173,17 +176,20 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   // The store is a prefix tree too: each of its nodes is mapped to a snapshot node once per root
   // (the kind, thread and state frames above the stack), so a deep stack shared by many traces
   // costs its depth once, not once per trace.
-  std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> mapped;  // root node -> store node -> node
+  // Allocation stacks go to their own snapshot (bytes), split by thread as asked, never by state.
+  std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> mapped, allocMapped;  // root -> store node -> node
   std::vector<uint32_t> pending;
   for (const auto& [key, count] : store.counts()) {
+    bool alloc = key.kind == SampleKind::kAlloc;
+    ProfileSnapshot& snap = alloc ? allocSnap : timeSnap;
     uint32_t root = 0;
-    if (splitKinds) root = snap.childOf(root, kindFrame(key.kind));
-    if (uint32_t jvmThread = jvmThreadFrame(key.tid); jvmThread != ProfileSnapshot::kNone) root = snap.childOf(root, jvmThread);
-    if (options.threads) root = snap.childOf(root, threadFrame(key.tid));
-    if (options.states) {
+    if (splitKinds && !alloc) root = snap.childOf(root, kindFrame(key.kind));
+    if (uint32_t jvmThread = jvmThreadFrame(snap, key.tid); jvmThread != ProfileSnapshot::kNone) root = snap.childOf(root, jvmThread);
+    if (options.threads) root = snap.childOf(root, threadFrame(snap, key.tid));
+    if (options.states && !alloc) {
       root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
     }
-    std::unordered_map<uint32_t, uint32_t>& nodeOf = mapped[root];
+    std::unordered_map<uint32_t, uint32_t>& nodeOf = (alloc ? allocMapped : mapped)[root];
     nodeOf.emplace(0, root);
     pending.clear();
     uint32_t n = key.trace;
@@ -200,20 +206,40 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   for (const auto& [key, n] : accounting.failuresByThread()) {
     std::vector<uint32_t> frames;
     if (splitKinds) frames.push_back(kindFrame(key.kind));
-    if (uint32_t jvmThread = jvmThreadFrame(key.tid); jvmThread != ProfileSnapshot::kNone) frames.push_back(jvmThread);
-    if (options.threads) frames.push_back(threadFrame(key.tid));
-    if (options.states) frames.push_back(snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
-    frames.push_back(snap.intern(std::string("[") + bucketName(key.bucket) + "]", kKindFailure));
-    snap.addStack(std::move(frames), n);
+    if (uint32_t jvmThread = jvmThreadFrame(timeSnap, key.tid); jvmThread != ProfileSnapshot::kNone) frames.push_back(jvmThread);
+    if (options.threads) frames.push_back(threadFrame(timeSnap, key.tid));
+    if (options.states) frames.push_back(timeSnap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
+    frames.push_back(timeSnap.intern(std::string("[") + bucketName(key.bucket) + "]", kKindFailure));
+    timeSnap.addStack(std::move(frames), n);
   }
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
-    if (totals.dropped[k] > 0) {  // a dropped tick never reached the ring: no thread known
+    if (totals.dropped[k] > 0 && kind != SampleKind::kAlloc) {  // a dropped tick never reached the ring: no thread known
       std::vector<uint32_t> frames;
       if (splitKinds) frames.push_back(kindFrame(kind));
-      frames.push_back(snap.intern("[dropped]", kKindFailure));
-      snap.addStack(std::move(frames), totals.dropped[k]);
+      frames.push_back(timeSnap.intern("[dropped]", kKindFailure));
+      timeSnap.addStack(std::move(frames), totals.dropped[k]);
     }
+  }
+
+  // Allocations: failed and dropped samples keep their bytes in the profile, as failed ticks do.
+  AllocReport& a = r.alloc;
+  a.enabled = options.alloc;
+  a.intervalBytes = options.allocIntervalBytes;
+  a.samples = totals.ticks[static_cast<int>(SampleKind::kAlloc)];
+  a.recordedBytes = accounting.allocBytes();
+  a.droppedBytes = totals.allocDroppedBytes;
+  for (int b = 0; b < kBuckets; b++) {
+    uint64_t bytes = accounting.allocFailedBytes()[b];
+    if (bytes == 0) continue;
+    a.failedBytes += bytes;
+    allocSnap.addStack({allocSnap.intern(std::string("[") + bucketName(static_cast<Bucket>(b)) + "]", kKindFailure)}, bytes);
+  }
+  if (a.droppedBytes > 0) allocSnap.addStack({allocSnap.intern("[dropped]", kKindFailure)}, a.droppedBytes);
+  if (options.alloc && !options.cpuEngine && options.sampler == SamplerMode::kNone) {
+    r.snapshot = std::move(r.allocSnapshot);  // allocations are the whole profile
+    r.allocSnapshot = ProfileSnapshot();
+    r.unit = "bytes";
   }
   return r;
 }

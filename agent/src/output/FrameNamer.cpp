@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/Log.h"
+#include "jvm/ClassNames.h"
 #include "walk/native/KernelSymbols.h"
 #include "walk/native/NativeStack.h"
 #include "walk/native/NativeSymbols.h"
@@ -40,6 +41,7 @@ FrameKind FrameNamer::kind(const StoredFrame& f) const {
   switch (f.bci) {
     case kNativeFrameBci: return FrameKind::kNative;
     case kKernelFrameBci: return FrameKind::kKernel;
+    case kAllocClassBci: return FrameKind::kAllocClass;
     case kStubFrameBci: return FrameKind::kStub;
     case kNativeMethodBci: return FrameKind::kNativeMethod;
     case kTruncatedFrameBci:
@@ -79,8 +81,19 @@ const MethodInfo& FrameNamer::kernel(uintptr_t address) {
   return m;
 }
 
+const MethodInfo& FrameNamer::allocClass(uint32_t id) {
+  MethodInfo& m = allocClasses_[id];
+  if (m.resolved) return m;
+  m.resolved = true;
+  m.className = ClassNames::instance().javaName(id);
+  m.methodName = m.className;
+  return m;
+}
+
 const MethodInfo& FrameNamer::method(const StoredFrame& f) {
   switch (kind(f)) {
+    case FrameKind::kAllocClass:
+      return allocClass(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(f.method)));
     case FrameKind::kNative:
     case FrameKind::kCpp: return native(reinterpret_cast<uintptr_t>(f.method));
     case FrameKind::kKernel: return kernel(reinterpret_cast<uintptr_t>(f.method));
@@ -94,7 +107,7 @@ std::string FrameNamer::displayName(const StoredFrame& f, bool lines) {
   FrameKind k = kind(f);
   const MethodInfo& m = method(f);
   if (k == FrameKind::kKernel) return m.methodName + "_[k]";
-  if (k == FrameKind::kNative || k == FrameKind::kMarker) return m.methodName;
+  if (k == FrameKind::kNative || k == FrameKind::kMarker || k == FrameKind::kAllocClass) return m.methodName;
   return m.frameName(f.bci, lines);
 }
 

@@ -9,6 +9,7 @@
 //                  JFR: type Native (C++ when demangled), the library file as its class
 //   kernel         the symbol with `_[k]` appended in text outputs; JFR: type Kernel, no class
 //   unresolved     the library file name (`libfoo.so`), or `[unknown_native]`
+//   allocated      the class in Java form (`byte[]`, `java.lang.String`); its methodName too
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,7 +21,9 @@
 
 namespace candor {
 
-enum class FrameKind { kJava, kNativeMethod, kStub, kNative, kCpp, kKernel, kMarker };
+// kAllocClass: the class an allocation sample allocated, on top of its stack (not a frame in JFR:
+// there it is the event's objectClass).
+enum class FrameKind { kJava, kNativeMethod, kStub, kNative, kCpp, kKernel, kMarker, kAllocClass };
 
 class FrameNamer {
  public:
@@ -44,11 +47,13 @@ class FrameNamer {
   class Symbols;
   const MethodInfo& native(uintptr_t pc);
   const MethodInfo& kernel(uintptr_t address);
+  const MethodInfo& allocClass(uint32_t id);
 
   MethodResolver& resolver_;
   std::unique_ptr<Symbols> symbols_;
   std::unordered_map<uintptr_t, MethodInfo> natives_;
   std::unordered_map<uintptr_t, MethodInfo> kernel_;
+  std::unordered_map<uint32_t, MethodInfo> allocClasses_;
   MethodInfo truncated_, unsampled_, unknown_;
 };
 

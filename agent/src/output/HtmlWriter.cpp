@@ -78,7 +78,7 @@ std::string flameGraphJson(const ProfileReport& report) {
                             " ticks=" + std::to_string(report.ticks) + " recorded=" +
                             std::to_string(report.recorded) + " failed=" + std::to_string(report.failuresTotal()) +
                             " dropped=" + std::to_string(report.dropped));
-  out += ",\"unit\":\"samples\",\"root\":{\"n\":\"all\",\"v\":" + std::to_string(totals[0]) + ",\"k\":\"r\"";
+  out += ",\"unit\":\"" + report.unit + "\",\"root\":{\"n\":\"all\",\"v\":" + std::to_string(totals[0]) + ",\"k\":\"r\"";
   appendChildren(out, snap, totals);
   out += "}}";
   return out;

@@ -59,6 +59,15 @@ void ProfileSnapshot::forEachStack(const std::function<void(const std::vector<ui
   }
 }
 
+ProfileReport ProfileReport::allocView() const {
+  ProfileReport v;
+  v = *this;
+  v.snapshot = allocSnapshot;
+  v.allocSnapshot = ProfileSnapshot();
+  v.unit = "bytes";
+  return v;
+}
+
 uint64_t ProfileReport::failuresTotal() const {
   uint64_t sum = 0;
   for (const auto& f : failures) sum += f.second;
@@ -66,11 +75,11 @@ uint64_t ProfileReport::failuresTotal() const {
 }
 
 double ProfileReport::samplesPerProcessCpuSecond() const {
-  return processCpuNs > 0 ? ticks * 1e9 / static_cast<double>(processCpuNs) : 0;
+  return processCpuNs > 0 ? timeTicks() * 1e9 / static_cast<double>(processCpuNs) : 0;
 }
 
 double ProfileReport::samplesPerCpuSecond() const {
-  return profiledCpuNs > 0 ? ticks * 1e9 / static_cast<double>(profiledCpuNs) : 0;
+  return profiledCpuNs > 0 ? timeTicks() * 1e9 / static_cast<double>(profiledCpuNs) : 0;
 }
 
 }  // namespace candor

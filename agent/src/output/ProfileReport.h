@@ -16,6 +16,7 @@ constexpr char kKindNative = 'n';
 constexpr char kKindFailure = 'f';
 constexpr char kKindThread = 't';
 constexpr char kKindKernel = 'k';
+constexpr char kKindAllocClass = 'a';  // the class an allocation sample allocated
 
 struct SnapshotFrame {
   std::string name;
@@ -121,6 +122,17 @@ struct KernelReport {
   uint64_t estimatedTicks = 0;  // all estimated ticks: those, and those in a failure bucket or dropped
 };
 
+// Allocation samples (alloc=): counted in samples like ticks, profiled in bytes.
+struct AllocReport {
+  bool enabled = false;
+  int64_t intervalBytes = 0;  // mean bytes between two samples of a thread
+  uint64_t samples = 0;       // taken: recorded + failed + dropped
+  uint64_t recordedBytes = 0; // the estimate of allocated bytes from recorded samples
+  uint64_t failedBytes = 0;   // stood for by samples whose stack was not taken
+  uint64_t droppedBytes = 0;  // stood for by samples the full ring dropped
+  uint64_t totalBytes() const { return recordedBytes + failedBytes + droppedBytes; }
+};
+
 struct ThreadReport {
   int tid;
   std::string name;
@@ -157,9 +169,19 @@ struct ProfileReport {
   std::vector<KindReport> kinds;  // kinds that took at least one tick, or the configured ones
   bool hasSampler = false;
   SamplerReport sampler;
+  // The profile in `unit`: samples of the CPU engine and sampler (all kinds of time), or bytes
+  // when allocations are the only event. With other events, allocations are `allocSnapshot`.
   ProfileSnapshot snapshot;
+  std::string unit = "samples";
+  AllocReport alloc;
+  ProfileSnapshot allocSnapshot;  // bytes; empty unless allocations were sampled beside other events
+  // The same report with the allocation profile as its profile (unit bytes), for the outputs
+  // written next to the time profile (x-alloc.html).
+  ProfileReport allocView() const;
 
   uint64_t failuresTotal() const;
+  // Ticks of time: every kind but allocation samples.
+  uint64_t timeTicks() const { return ticks - (alloc.enabled ? alloc.samples : 0); }
   double samplesPerCpuSecond() const;
   // Against the whole process's CPU: the sampled threads' and everyone else's (GC, JIT, VM
   // threads without `allthreads`, threads filtered out).

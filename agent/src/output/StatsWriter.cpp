@@ -92,6 +92,13 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   }
   field(out, "kinds", kindsJson + (r.kinds.empty() ? "}" : "\n  }"));
   if (r.hasSampler) field(out, "sampler", samplerJson(r.sampler));
+  if (r.alloc.enabled) {  // samples are in kinds.alloc; these are the bytes they stand for
+    field(out, "alloc", "{\"interval_bytes\": " + num(static_cast<uint64_t>(r.alloc.intervalBytes)) +
+                            ", \"samples\": " + num(r.alloc.samples) + ", \"bytes\": " + num(r.alloc.totalBytes()) +
+                            ", \"recorded_bytes\": " + num(r.alloc.recordedBytes) + ", \"failed_bytes\": " +
+                            num(r.alloc.failedBytes) + ", \"dropped_bytes\": " + num(r.alloc.droppedBytes) + "}");
+  }
+  field(out, "unit", str(r.unit));
   std::map<std::string, uint64_t> kinds;
   for (const auto& t : r.threads) kinds[t.kind] += t.ticks;
   std::string kindJson = "{";

@@ -27,12 +27,12 @@ struct MethodTotals {
 };
 
 void writeTable(std::ostream& out, const char* heading, std::vector<std::pair<std::string, MethodTotals>> rows,
-                bool bySelf, uint64_t ticks, size_t topN) {
+                bool bySelf, uint64_t ticks, size_t topN, const char* unit = "samples", const char* what = "method") {
   std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
     uint64_t ka = bySelf ? a.second.self : a.second.total, kb = bySelf ? b.second.self : b.second.total;
     return ka != kb ? ka > kb : a.first < b.first;
   });
-  out << heading << "\n" << fmt("  %7s %7s %9s  %s\n", "self%", "total%", "samples", "method");
+  out << heading << "\n" << fmt("  %7s %7s %9s  %s\n", "self%", "total%", unit, what);
   size_t shown = 0;
   for (const auto& [name, t] : rows) {
     uint64_t key = bySelf ? t.self : t.total;
@@ -68,7 +68,7 @@ std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnap
   std::unordered_map<uint32_t, MethodTotals> byFrame;
   auto counted = [&](uint32_t v) {
     char kind = snap.frames()[nodes[v].frame].kind;
-    return kind == kKindJava || kind == kKindNative || kind == kKindKernel;
+    return kind == kKindJava || kind == kKindNative || kind == kKindKernel || kind == kKindAllocClass;
   };
   uint32_t v = nodes[0].firstChild;
   while (v != ProfileSnapshot::kNone) {
@@ -92,6 +92,32 @@ std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnap
     v = v == 0 ? ProfileSnapshot::kNone : nodes[v].nextSibling;
   }
   return byFrame;
+}
+// Per name (a name may be interned per kind), the frames of the kinds `keep` accepts.
+std::vector<std::pair<std::string, MethodTotals>> rowsByName(const ProfileSnapshot& snap, bool (*keep)(char kind)) {
+  std::unordered_map<std::string, MethodTotals> byName;
+  for (const auto& [f, t] : methodTotalsByFrame(snap)) {
+    if (!keep(snap.frames()[f].kind)) continue;
+    MethodTotals& m = byName[snap.frames()[f].name];
+    m.self += t.self;
+    m.total += t.total;
+  }
+  return {byName.begin(), byName.end()};
+}
+
+// The allocation profile (bytes): what it covers, then the classes allocated and the methods
+// that allocated them.
+void writeAllocations(std::ostream& out, const ProfileReport& r, const ProfileSnapshot& snap, size_t topN) {
+  const AllocReport& a = r.alloc;
+  uint64_t whole = snap.total();
+  out << fmt("allocations: %llu samples, one per %.0f kB allocated by a thread on average; %.1f MB estimated = "
+             "recorded %.1f MB + failed %.1f MB + dropped %.1f MB\n\n",
+             static_cast<unsigned long long>(a.samples), a.intervalBytes / 1024.0, a.totalBytes() / 1048576.0,
+             a.recordedBytes / 1048576.0, a.failedBytes / 1048576.0, a.droppedBytes / 1048576.0);
+  writeTable(out, "Top allocated classes (percent of all bytes):", rowsByName(snap, [](char k) { return k == kKindAllocClass; }),
+             true, whole, topN, "bytes", "class");
+  writeTable(out, "Top allocating methods by total bytes (percent of all bytes):",
+             rowsByName(snap, [](char k) { return k != kKindAllocClass; }), false, whole, topN, "bytes", "method");
 }
 }  // namespace
 
@@ -142,17 +168,17 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
              pct(r.failuresTotal(), r.ticks), static_cast<unsigned long long>(r.dropped), pct(r.dropped, r.ticks));
 
   // Self is the leaf frame; total counts a method once per stack, however often it recurses.
-  const ProfileSnapshot& snap = r.snapshot;
-  std::unordered_map<uint32_t, MethodTotals> byFrame = methodTotalsByFrame(snap);
-  std::unordered_map<std::string, MethodTotals> byName;  // a name may be interned per kind
-  for (const auto& [f, t] : byFrame) {
-    MethodTotals& m = byName[snap.frames()[f].name];
-    m.self += t.self;
-    m.total += t.total;
+  if (r.unit == "bytes") {
+    writeAllocations(out, r, r.snapshot, topN);
+  } else {
+    const ProfileSnapshot& snap = r.snapshot;
+    // Of all ticks of time (allocation samples have their own profile, in bytes).
+    uint64_t timeTicks = r.ticks - (r.alloc.enabled ? r.alloc.samples : 0);
+    std::vector<std::pair<std::string, MethodTotals>> rows = rowsByName(snap, [](char) { return true; });
+    writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, timeTicks, topN);
+    writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, timeTicks, topN);
+    if (r.alloc.enabled) writeAllocations(out, r, r.allocSnapshot, topN);
   }
-  std::vector<std::pair<std::string, MethodTotals>> rows(byName.begin(), byName.end());
-  writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, r.ticks, topN);
-  writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.ticks, topN);
 
   if (r.kinds.size() > 1 || (!r.kinds.empty() && r.kinds[0].name != "cpu")) {
     out << "Sample kinds:\n" << fmt("  %-10s %9s %9s %9s %9s  %s\n", "kind", "ticks", "recorded", "failed", "dropped", "states");

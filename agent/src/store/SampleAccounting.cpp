@@ -8,6 +8,7 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
                                         ThreadState state) {
   int k = static_cast<int>(kind);
   uint64_t w = slot.weight;  // ticks the slot stands for; every count below is in ticks
+  if (kind == SampleKind::kAlloc) return landAllocation(slot, frames);
   ThreadTicks& t = perThread_[slot.tid];
   t.ticks += w;
   states_[k][static_cast<int>(state)] += w;
@@ -43,6 +44,25 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
   }
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
   return trace;
+}
+
+// An allocation sample: its stack counts in bytes in the store, the sample in samples here. It
+// stays out of the per-thread tick and state counts, which are about time.
+uint32_t SampleAccounting::landAllocation(const SampleSlot& slot, const ASGCT_CallFrame* frames) {
+  int k = static_cast<int>(SampleKind::kAlloc);
+  int32_t code = slot.numFrames;
+  if (code > 0) {
+    uint32_t trace = store_.add(frames, code, slot.tid, SampleKind::kAlloc, ThreadState::kRunning, slot.bytes,
+                                slot.truncated != 0);
+    truncated_ += slot.truncated != 0 ? slot.weight : 0;
+    recorded_[k] += slot.weight;
+    allocBytes_ += slot.bytes;
+    return trace;
+  }
+  Bucket bucket = bucketForCode(code);
+  failures_[k][static_cast<int>(bucket)] += slot.weight;
+  allocFailedBytes_[static_cast<int>(bucket)] += slot.bytes;
+  return DrainListener::kNoTrace;
 }
 
 uint64_t SampleAccounting::drain(SampleRing& ring) {
@@ -93,6 +113,8 @@ void SampleAccounting::clear() {
   deepest_ = 0;
   kernelSampled_ = 0;
   kernelUnsampled_ = 0;
+  allocBytes_ = 0;
+  allocFailedBytes_.fill(0);
   schedule_.fill(0);
   perThread_.clear();
   failuresBy_.clear();

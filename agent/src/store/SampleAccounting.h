@@ -54,6 +54,10 @@ class SampleAccounting {
   // time that perf did not let candor sample (estimated from the thread's CPU clock).
   uint64_t kernelSampled() const { return kernelSampled_; }
   uint64_t kernelUnsampled() const { return kernelUnsampled_; }
+  // Allocation samples: the bytes recorded samples stand for, and those of failed ones by bucket
+  // (the store counts an allocation stack in bytes; every other count here is in samples).
+  uint64_t allocBytes() const { return allocBytes_; }
+  const std::array<uint64_t, kBuckets>& allocFailedBytes() const { return allocFailedBytes_; }
   uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
   const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
   // Time candor's handler spent per tick, for ticks whose producer measured it.
@@ -84,6 +88,7 @@ class SampleAccounting {
   };
   // `frames`: the slot's stack, in the slot or in its spill buffer.
   uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
+  uint32_t landAllocation(const SampleSlot& slot, const ASGCT_CallFrame* frames);
 
   TraceStore& store_;
   DrainListener* listener_ = nullptr;
@@ -98,6 +103,8 @@ class SampleAccounting {
   uint64_t deepest_ = 0;
   uint64_t kernelSampled_ = 0;
   uint64_t kernelUnsampled_ = 0;
+  uint64_t allocBytes_ = 0;
+  std::array<uint64_t, kBuckets> allocFailedBytes_{};
   std::unordered_map<int, ThreadTicks> perThread_;
   std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome

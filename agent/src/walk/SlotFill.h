@@ -27,8 +27,12 @@ inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind
 inline SampleSlot* claimOrDrop_signalSafe(SampleRing& ring, HandlerCounters& counters, SampleKind kind,
                                           uint32_t weight = 1) {
   SampleSlot* slot = ring.tryClaim_signalSafe();
-  if (slot == nullptr) addPlain(counters.dropped[static_cast<int>(kind)], uint64_t{weight});
-  else slot->weight = weight;
+  if (slot == nullptr) {
+    addPlain(counters.dropped[static_cast<int>(kind)], uint64_t{weight});
+  } else {
+    slot->weight = weight;
+    slot->bytes = 0;
+  }
   return slot;
 }
 

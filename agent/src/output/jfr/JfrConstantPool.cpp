@@ -73,6 +73,12 @@ uint64_t ConstantPools::idOf(std::unordered_map<std::string, uint64_t>& map, con
   return it->second;
 }
 
+uint64_t ConstantPools::useClass(const std::string& internalName) {
+  uint64_t id = idOf(classes_, internalName);
+  eventClasses_.emplace(id, internalName);
+  return id;
+}
+
 void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSources& src) {
   std::vector<uint32_t> traces(traces_.begin(), traces_.end());
   std::sort(traces.begin(), traces.end());
@@ -91,9 +97,23 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     symbols.add(id, &symbols_.find(s)->first);  // keys of an unordered_map stay where they are
     return id;
   };
+  auto addClass = [&](uint64_t id, const std::string& className, int32_t modifiers, bool hidden) {
+    ClassUse* c = classes.add(id, ClassUse{0, 0, modifiers, hidden});
+    if (c == nullptr) return;
+    c->name = symbol(className);
+    size_t slash = className.rfind('/');
+    if (slash != std::string::npos && slash > 0 && className[0] != '[') {
+      std::string pkg = className.substr(0, slash);
+      c->package = idOf(packages_, pkg);
+      packages.add(c->package, symbol(pkg));
+    }
+  };
+  for (const auto& [id, name] : eventClasses_) addClass(id, name, 0, false);
+  eventClasses_.clear();
   for (uint32_t t : traces) {
     for (const StoredFrame& f : src.store->frames(t)) {
-      if (f.bci == kTruncatedFrameBci) continue;  // JFR has a truncated flag instead
+      // JFR has a truncated flag instead; an allocation's class is its event's objectClass
+      if (f.bci == kTruncatedFrameBci || f.bci == kAllocClassBci) continue;
       FrameKind kind = src.names->kind(f);
       const MethodInfo& info = src.names->method(f);
       MethodUse* m = methods.add(methodId(f, info, kind), MethodUse{});
@@ -110,15 +130,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       m->descriptor = symbol(info.signature.empty() ? "()V" : info.signature);
       m->modifiers = info.modifiers;
       m->hidden = hidden;
-      ClassUse* c = classes.add(m->type, ClassUse{0, 0, info.classModifiers, hidden});
-      if (c == nullptr) continue;
-      c->name = symbol(className);
-      size_t slash = className.rfind('/');
-      if (slash != std::string::npos && slash > 0) {
-        std::string pkg = className.substr(0, slash);
-        c->package = idOf(packages_, pkg);
-        packages.add(c->package, symbol(pkg));
-      }
+      addClass(m->type, className, info.classModifiers, hidden);
     }
   }
 
@@ -169,6 +181,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       std::vector<StoredFrame> frames = src.store->frames(t);
       bool truncated = !frames.empty() && frames.back().bci == kTruncatedFrameBci;
       if (truncated) frames.pop_back();
+      if (!frames.empty() && frames.front().bci == kAllocClassBci) frames.erase(frames.begin());
       p.putVarLong(traceKey(t));
       p.putBool(truncated || (src.maxDepth > 0 && frames.size() >= src.maxDepth));
       p.putVarInt(static_cast<int32_t>(frames.size()));

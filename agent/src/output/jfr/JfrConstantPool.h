@@ -46,6 +46,9 @@ class ConstantPools {
   // Called for every event of the chunk.
   void useThread(int tid) { threads_.insert(tid); }
   void useTrace(uint32_t traceId) { traces_.insert(traceId); }
+  // The id of a class an event names by itself (an allocation's objectClass), in internal form
+  // ("java/lang/String", "[B"); its entry goes in this chunk's pool.
+  uint64_t useClass(const std::string& internalName);
 
   // Appends the chunk's checkpoint event and forgets what this chunk used.
   void writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSources& src);
@@ -59,6 +62,7 @@ class ConstantPools {
 
   std::unordered_set<int> threads_;      // this chunk's
   std::unordered_set<uint32_t> traces_;  // this chunk's
+  std::unordered_map<uint64_t, std::string> eventClasses_;  // this chunk's, by id
   // A frame's method id: by jmethodID (Java methods, stubs) or by name (native and kernel
   // frames, whose pcs differ within one function).
   uint64_t methodId(const StoredFrame& f, const MethodInfo& info, FrameKind kind);

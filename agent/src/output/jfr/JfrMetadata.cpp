@@ -125,6 +125,17 @@ Element buildRoot() {
                            {"candor"}));
   metadata.add(sampleEvent("candor.HandshakeSample", kHandshakeSample, "Handshake Sample",
                            "A thread's stack taken in a per-thread handshake (JVMTI GetStackTrace)", {"candor"}));
+  // As the JDK writes it, so that jfr, JMC and candor report read it as theirs: the weight is the
+  // bytes the sample stands for (engine/AllocSampler.h).
+  metadata.add(event("jdk.ObjectAllocationSample", kObjectAllocationSample, "Object Allocation Sample",
+                     "An allocation sampled by candor (JVMTI SampledObjectAlloc), weighted by the bytes it stands for",
+                     {"Java Application"})
+                   .add(field("startTime", kLong, "Start Time", kTicks))
+                   .add(field("eventThread", kThread, "Event Thread", kCpool))
+                   .add(field("stackTrace", kStackTrace, "Stack Trace", kCpool))
+                   .add(field("objectClass", kClass, "Object Class", kCpool))
+                   .add(field("weight", kLong, "Sample Weight", 0,
+                              "bytes allocated that this sample stands for (an estimate: size / (1 - exp(-size/interval)))")));
   metadata.add(event("candor.FailedTick", kFailedTick, "Failed Tick",
                      "A tick that produced no Java stack, in its named failure bucket; "
                      "samples (of every kind) + failed ticks + dropped = ticks",

@@ -14,6 +14,7 @@
 #include "base/Log.h"
 #include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
+#include "jvm/ClassNames.h"
 #include "output/OutputFile.h"
 #include "output/jfr/JfrChunkWriter.h"
 #include "output/jfr/JfrMetadata.h"
@@ -112,6 +113,24 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
   if (kind == SampleKind::kWall) lastWallCode_[slot.tid] = code;
 
   scratch_.clear();
+  if (traceId != kNoTrace && kind == SampleKind::kAlloc) {
+    // The class is the trace's innermost frame (walk/JvmtiWalker); JFR names it in the event.
+    const StoredFrame& leaf = store_.frame(traceId);
+    std::string sig = ClassNames::instance().signature(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(leaf.method)));
+    std::string internal = sig.size() > 2 && sig.front() == 'L' && sig.back() == ';' ? sig.substr(1, sig.size() - 2) : sig;
+    scratch_.putVarLong(jfr::kObjectAllocationSample);
+    scratch_.putVarLong(slot.timeNs);
+    scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
+    scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
+    scratch_.putVarLong(pools_.useClass(internal.empty() ? "candor/UnknownClass" : internal));
+    scratch_.putVarLong(slot.bytes);
+    pools_.useTrace(traceId);
+    pools_.useThread(slot.tid);
+    events_.putEvent(scratch_);
+    noteTime(slot.timeNs);
+    tickEvents_ += 1;
+    return;
+  }
   if (traceId != kNoTrace) {
     scratch_.putVarLong(jfr::sampleEventType(kind));
     scratch_.putVarLong(slot.timeNs);

@@ -42,6 +42,7 @@ enum TypeId : uint64_t {
   kWallClockSample = 104,   // candor.WallClockSample: one per recorded wall tick (event=wall)
   kSafepointSample = 105,   // candor.SafepointSample (event=safepoint)
   kHandshakeSample = 106,   // candor.HandshakeSample (event=handshake)
+  kObjectAllocationSample = 107,  // jdk.ObjectAllocationSample: one per recorded allocation sample (alloc=)
 
   kLabel = 200,
   kCategory = 201,
@@ -69,6 +70,7 @@ inline TypeId sampleEventType(SampleKind k) {
     case SampleKind::kWall: return kWallClockSample;
     case SampleKind::kSafepoint: return kSafepointSample;
     case SampleKind::kHandshake: return kHandshakeSample;
+    case SampleKind::kAlloc: return kObjectAllocationSample;
     case SampleKind::kCount: break;
   }
   return kExecutionSample;

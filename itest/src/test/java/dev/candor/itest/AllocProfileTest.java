@@ -1,0 +1,101 @@
+package dev.candor.itest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.candor.itest.workload.AllocMix;
+import dev.candor.model.CollapsedProfile;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Known answer for allocation profiling ({@link AllocMix}): three threads allocate 1 kB
+ * {@code byte[]}s in one method and small records in another, and measure the bytes of each with
+ * their allocated-bytes counters. With {@code event=alloc} the profile is in bytes: each method's
+ * share must be within 3 points of the truth and the estimated total within 10%; the allocated
+ * class is the innermost frame. The JFR recording holds jdk.ObjectAllocationSample events that
+ * the JDK's parser reads, with the class and the weights the collapsed profile sums; the stats
+ * count the samples like ticks (recorded + failed + dropped) and their bytes.
+ */
+class AllocProfileTest {
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void byteSharesMatchTheTruth(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "alloc " + jdk;
+        Path dir = Build.runDir("alloc-" + jdk.label());
+        Path collapsedFile = dir.resolve("a.collapsed");
+        Path jfrFile = dir.resolve("a.jfr");
+        Path statsFile = dir.resolve("a.json");
+        Path truthFile = dir.resolve("truth.properties");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=alloc,alloc=256k,file=" + collapsedFile + ",file=" + jfrFile + ",stats=" + statsFile)
+                .main(AllocMix.class, truthFile.toString(), "3").run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+
+        Properties truth = Profiles.truth(truthFile, run);
+        long arrays = Profiles.truthLong(truth, "arrays_bytes");
+        long points = Profiles.truthLong(truth, "points_bytes");
+        double truthShare = (double) arrays / (arrays + points);
+
+        CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+        long inArrays = profile.countAny(CollapsedProfile.method(AllocMix.ARRAYS));
+        long inPoints = profile.countAny(CollapsedProfile.method(AllocMix.POINTS));
+        double share = (double) inArrays / Math.max(1, inArrays + inPoints);
+        double totalRatio = (double) (inArrays + inPoints) / (arrays + points);
+        long arraysAsBytes = profile.count(s -> s.frames().contains(AllocMix.ARRAYS) && s.leaf().equals("byte[]"));
+        long pointsAsPoint = profile.count(s -> s.frames().contains(AllocMix.POINTS)
+                && s.leaf().equals(AllocMix.POINT_CLASS));
+
+        // JFR: the JDK's parser reads every sample, with its class; the weights are the collapsed bytes
+        long events = 0, weights = 0, byteArrays = 0;
+        try (RecordingFile rf = new RecordingFile(jfrFile)) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent e = rf.readEvent();
+                if (!e.getEventType().getName().equals("jdk.ObjectAllocationSample")) {
+                    continue;
+                }
+                events++;
+                weights += e.getLong("weight");
+                if (e.getClass("objectClass").getName().equals("[B")) { // the JDK names array classes by descriptor too
+                    byteArrays++;
+                }
+                assertTrue(e.getThread("eventThread") != null && e.getStackTrace() != null, name + ": " + e);
+            }
+        }
+        JsonNode stats = new ObjectMapper().readTree(statsFile.toFile());
+        JsonNode kind = stats.path("kinds").path("alloc");
+        long samples = kind.path("ticks").asLong();
+
+        Figures.line(String.format("%s: byte[] method truth %s, profile %s (%+.1f points); estimated total %.1f MB of"
+                        + " %.1f MB true (%.3f); %d samples, %d JFR events (%d byte[]), weights %s the collapsed bytes",
+                name, Figures.pct(truthShare), Figures.pct(share), 100 * (share - truthShare),
+                (inArrays + inPoints) / 1048576.0, (arrays + points) / 1048576.0, totalRatio, samples, events, byteArrays,
+                weights == profile.total() ? "equal" : "DIFFER from"));
+        assertEquals(truthShare, share, 0.03, name + ": share of the byte[] method");
+        assertEquals(1.0, totalRatio, 0.10, name + ": estimated bytes against the truth");
+        assertTrue(arraysAsBytes > 0.99 * inArrays, name + ": the arrays method allocates byte[] (" + arraysAsBytes + ")");
+        assertTrue(pointsAsPoint > 0.99 * inPoints, name + ": the points method allocates " + AllocMix.POINT_CLASS);
+        assertEquals("bytes", stats.path("unit").asText());
+        assertEquals(samples, kind.path("recorded").asLong() + kind.path("failed").asLong() + kind.path("dropped").asLong(),
+                name + ": samples = recorded + failed + dropped");
+        assertEquals(profile.total(), stats.path("alloc").path("bytes").asLong(), name + ": the profile holds every byte");
+        assertEquals(kind.path("recorded").asLong(), events, name + ": one JFR event per recorded sample");
+        assertEquals(stats.path("alloc").path("recorded_bytes").asLong(), weights, name + ": JFR weights");
+        assertTrue(byteArrays > events / 2, name + ": most samples are byte[]");
+    }
+}
