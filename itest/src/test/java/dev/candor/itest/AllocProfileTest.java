@@ -9,6 +9,7 @@ import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -77,6 +78,18 @@ class AllocProfileTest {
                 assertTrue(e.getThread("eventThread") != null && e.getStackTrace() != null, name + ": " + e);
             }
         }
+        // candor report reads the allocation events back: the same bytes per method, in bytes
+        Path back = dir.resolve("report.collapsed");
+        ReportTool.Ran rep = ReportTool.report(jdk, dir, jfrFile.toString(), "--event", "alloc", "-o", back.toString());
+        assertEquals(0, rep.exitCode(), rep.describe());
+        CollapsedProfile reported = CollapsedProfile.read(back);
+        assertEquals(inArrays, reported.countAny(CollapsedProfile.method(AllocMix.ARRAYS)), name + ": report of the JFR");
+        assertEquals(inPoints, reported.countAny(CollapsedProfile.method(AllocMix.POINTS)), name + ": report of the JFR");
+        Path page = dir.resolve("report.html");
+        rep = ReportTool.report(jdk, dir, jfrFile.toString(), "--event", "alloc", "-o", page.toString());
+        assertEquals(0, rep.exitCode(), rep.describe());
+        assertTrue(Files.readString(page).contains("\"unit\":\"bytes\""), name + ": the page says bytes");
+
         JsonNode stats = new ObjectMapper().readTree(statsFile.toFile());
         JsonNode kind = stats.path("kinds").path("alloc");
         long samples = kind.path("ticks").asLong();

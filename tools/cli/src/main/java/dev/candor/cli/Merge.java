@@ -71,8 +71,8 @@ final class Merge implements Callable<Integer> {
                         + (l.read() > 0 ? " (of " + (long) l.read() + " read, none is left after the options)" : ""));
             }
             trees.add(l.cct());
-            cl.getOut().println(String.format(Locale.ROOT, "%s: %,d samples, %,d edges", l.label(),
-                    (long) l.kept(), l.cct().edgeCount()));
+            cl.getOut().println(String.format(Locale.ROOT, "%s: %,d %s, %,d edges", l.label(),
+                    (long) l.kept(), l.unit(), l.cct().edgeCount()));
         }
         Cct merged = Merger.average(trees);
         TreeOptions.write(output, Merger.toCollapsed(merged, scale));

@@ -39,7 +39,7 @@ class CandorTest {
     @Test
     void version() {
         assertEquals(0, run("--version"));
-        assertTrue(out.toString().matches("candor \\S+\\R"), out.toString());
+        assertTrue(out.toString().matches("candor \\S+ \\(commit ([0-9a-f]{12}|unknown)\\)\\R"), out.toString());
     }
 
     @Test

@@ -215,7 +215,7 @@ public final class Comparison {
 
     /** "file [event]: 1,234 samples (of 1,300 read; 66 outside the focus), 3.1% failures". */
     static String describe(Inputs.Loaded in) {
-        StringBuilder sb = new StringBuilder(in.label()).append(": ").append(fmtWeight(in.kept())).append(" samples");
+        StringBuilder sb = new StringBuilder(in.label()).append(": ").append(fmtWeight(in.kept())).append(' ').append(in.unit());
         List<String> extra = new ArrayList<>();
         if (in.read() != in.kept()) {
             extra.add("of " + fmtWeight(in.read()) + " read");

@@ -152,6 +152,12 @@ public final class Inputs {
     public record Loaded(String source, List<String> events, String kind, Cct cct, double read, double kept,
                          double failures, double unfocused, double otherKinds, double droppedOther,
                          List<String> notes) {
+        /** What the weights count: "bytes" for allocation events only, else "samples". */
+        public String unit() {
+            return !events.isEmpty() && events.stream().allMatch(e -> e.startsWith("jdk.ObjectAllocation")) ? "bytes"
+                    : "samples";
+        }
+
         /** E.g. "a.jfr [jdk.ExecutionSample]". */
         public String label() {
             return source + (events.isEmpty() || events.equals(List.of(CollapsedProfile.EVENT_TYPE)) ? ""

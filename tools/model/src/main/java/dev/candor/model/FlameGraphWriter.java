@@ -46,7 +46,8 @@ public final class FlameGraphWriter {
         Json.string(sb, ReportText.title(p, o));
         sb.append(",\"subtitle\":");
         Json.string(sb, ReportText.subtitle(p));
-        sb.append(",\"unit\":\"samples\"");
+        sb.append(",\"unit\":");
+        Json.string(sb, p.unit());
         if (extras) {
             sb.append(",\"source\":");
             Json.string(sb, p.source());

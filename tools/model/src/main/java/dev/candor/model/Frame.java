@@ -28,7 +28,9 @@ public record Frame(String className, String methodName, String descriptor, int 
         JAVA,
         NATIVE, CPP, KERNEL,
         /** A failure or other pseudo-frame in square brackets. */
-        PSEUDO;
+        PSEUDO,
+        /** The class an allocation sample allocated, the innermost frame of its stack ({@code byte[]}). */
+        ALLOCATED;
 
         /** The type for a JFR frame type name ("Interpreted", "JIT compiled", "Inlined", "Native", ...). */
         public static Type fromJfr(String name) {
@@ -65,6 +67,8 @@ public record Frame(String className, String methodName, String descriptor, int 
                     return 'k';
                 case PSEUDO:
                     return 'f';
+                case ALLOCATED:
+                    return 'a';
                 default:
                     return 'j';
             }
@@ -82,6 +86,11 @@ public record Frame(String className, String methodName, String descriptor, int 
     public static Frame of(String className, String methodName, String descriptor, int line, int bytecodeIndex,
                            Type type) {
         return new Frame(className, methodName, descriptor, line, bytecodeIndex, type);
+    }
+
+    /** The allocated class of an allocation sample, by its Java name ({@code byte[]}, {@code java.lang.String}). */
+    public static Frame allocated(String javaClassName) {
+        return new Frame("", javaClassName, "", 0, -1, Type.ALLOCATED);
     }
 
     /** A pseudo-frame {@code [name]}; {@code name} is given without the brackets. */

@@ -2,6 +2,7 @@ package dev.candor.model;
 
 import jdk.jfr.EventType;
 import jdk.jfr.ValueDescriptor;
+import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
@@ -482,7 +483,15 @@ public final class JfrProfileReader {
 
     // ---- events to samples ---------------------------------------------------------------
 
-    private enum Kind { STACK, CPU_TIME, LOST, CANDOR_FAILURE, CANDOR_COUNTERS, IGNORE }
+    private enum Kind { STACK, CPU_TIME, ALLOC, LOST, CANDOR_FAILURE, CANDOR_COUNTERS, IGNORE }
+
+    /**
+     * Allocation events and the field with the bytes each stands for: the JDK's and candor's
+     * sample (its weight), async-profiler's TLAB events (the TLAB's size for an allocation that
+     * took a new TLAB, the object's size outside one, as async-profiler's converter counts them).
+     */
+    static final Map<String, String> ALLOC_EVENTS = Map.of("jdk.ObjectAllocationSample", "weight",
+            "jdk.ObjectAllocationInNewTLAB", "tlabSize", "jdk.ObjectAllocationOutsideTLAB", "allocationSize");
 
     private static Kind kindOf(EventType t) {
         String name = t.getName();
@@ -494,6 +503,10 @@ public final class JfrProfileReader {
         }
         if (name.equals("jdk.CPUTimeSamplesLost") && t.getField("lostSamples") != null) {
             return Kind.LOST;
+        }
+        if (t.getField("stackTrace") != null && ALLOC_EVENTS.containsKey(name) && t.getField(ALLOC_EVENTS.get(name)) != null
+                && t.getField("objectClass") != null) {
+            return Kind.ALLOC;
         }
         if (t.getField("stackTrace") != null) {
             return name.equals("jdk.CPUTimeSample") ? Kind.CPU_TIME : Kind.STACK;
@@ -553,6 +566,18 @@ public final class JfrProfileReader {
                 a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, 1));
                 break;
             }
+            case ALLOC: {
+                // the allocated class on top of the stack, and the bytes the sample stands for as its weight
+                long bytes = Math.max(0, e.getLong(ALLOC_EVENTS.get(name)));
+                RecordedClass c = e.getClass("objectClass");
+                List<Frame> stack = new ArrayList<>(stack(e.getStackTrace(), stackCache));
+                if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(NO_STACK)) {
+                    stack.clear();  // an allocation without a Java stack: the class alone
+                }
+                stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
+                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, bytes));
+                break;
+            }
             case LOST: {
                 long lost = e.getLong("lostSamples");
                 if (lost > 0) {
@@ -589,6 +614,31 @@ public final class JfrProfileReader {
             default:
                 break;
         }
+    }
+
+    /** "[B" → "byte[]", "[Ljava.lang.String;" → "java.lang.String[]", "java.lang.String" unchanged. */
+    static String javaClassName(String name) {
+        int dims = 0;
+        while (dims < name.length() && name.charAt(dims) == '[') {
+            dims++;
+        }
+        if (dims == 0) {
+            return name.replace('/', '.');
+        }
+        String base = name.substring(dims);
+        String java = switch (base) {
+            case "Z" -> "boolean";
+            case "B" -> "byte";
+            case "C" -> "char";
+            case "S" -> "short";
+            case "I" -> "int";
+            case "J" -> "long";
+            case "F" -> "float";
+            case "D" -> "double";
+            default -> base.startsWith("L") && base.endsWith(";") ? base.substring(1, base.length() - 1).replace('/', '.')
+                    : base.replace('/', '.');
+        };
+        return java + "[]".repeat(dims);
     }
 
     private SampledThread thread(RecordedEvent e) {

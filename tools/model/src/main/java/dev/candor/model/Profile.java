@@ -62,6 +62,12 @@ public final class Profile {
         return source;
     }
 
+    /** What the sample weights count: "bytes" when every event type is an allocation event, else "samples". */
+    public String unit() {
+        return !eventTypes().isEmpty() && eventTypes().stream().allMatch(JfrProfileReader.ALLOC_EVENTS::containsKey)
+                ? "bytes" : "samples";
+    }
+
     /** The event types reported, e.g. {@code [jdk.ExecutionSample]}. */
     public List<String> eventTypes() {
         return eventTypes;

@@ -124,6 +124,14 @@ public final class Recording {
                 }
                 continue;
             }
+            if (want.equalsIgnoreCase("alloc")) {  // every allocation event there is (async-profiler writes two)
+                List<String> alloc = byEvent.keySet().stream().filter(JfrProfileReader.ALLOC_EVENTS::containsKey).toList();
+                if (alloc.isEmpty()) {
+                    throw new IllegalArgumentException("no allocation events in " + source + "; " + choices());
+                }
+                alloc.stream().filter(n -> !out.contains(n)).forEach(out::add);
+                continue;
+            }
             String lower = want.toLowerCase(Locale.ROOT);
             List<String> matches = byEvent.keySet().stream()
                     .filter(n -> n.toLowerCase(Locale.ROOT).equals(lower)
