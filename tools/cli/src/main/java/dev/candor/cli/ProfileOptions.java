@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  */
 final class ProfileOptions {
 
-    private static final Set<String> EVENTS = Set.of("cpu", "ctimer", "itimer", "wall", "safepoint", "handshake");
+    private static final Set<String> EVENTS = Set.of("cpu", "ctimer", "itimer", "wall", "safepoint", "handshake", "alloc");
     private static final Pattern INTERVAL = Pattern.compile("[0-9]+(ns|us|ms|s)?");
     /** The extensions the agent writes (its outputFormatOf). */
     private static final List<String> FORMATS = List.of(".html", ".htm", ".collapsed", ".folded", ".txt", ".jfr",
@@ -28,8 +28,8 @@ final class ProfileOptions {
     CommandSpec spec;
 
     @Option(names = {"-e", "--event"}, paramLabel = "EVENT", order = 1,
-            description = "what takes samples: cpu, ctimer, itimer, wall, safepoint, handshake, or a CPU one "
-                    + "plus a sampler: cpu,wall (agent default: cpu)")
+            description = "what takes samples: cpu, ctimer, itimer, wall, safepoint, handshake, alloc, or several: "
+                    + "cpu,wall,alloc (agent default: cpu)")
     String event;
 
     @Option(names = {"-i", "--interval"}, paramLabel = "INTERVAL", order = 2,
@@ -59,8 +59,8 @@ final class ProfileOptions {
         if (event != null) {
             for (String one : event.split("[,+]", -1)) {
                 if (!EVENTS.contains(one)) {
-                    throw usage("unknown event '" + one + "' (expected cpu, ctimer, itimer, wall, safepoint or handshake;"
-                            + " combine a CPU one with a sampler as cpu,wall)");
+                    throw usage("unknown event '" + one + "' (expected cpu, ctimer, itimer, wall, safepoint, handshake or"
+                            + " alloc; combine them as cpu,wall,alloc)");
                 }
             }
             opts.add("event=" + event);
