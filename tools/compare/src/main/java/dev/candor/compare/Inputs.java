@@ -3,6 +3,7 @@ package dev.candor.compare;
 import dev.candor.model.Cct;
 import dev.candor.model.CollapsedProfile;
 import dev.candor.model.Frame;
+import dev.candor.model.JfrProfileReader;
 import dev.candor.model.Profile;
 import dev.candor.model.ProfileReader;
 import dev.candor.model.Recording;
@@ -152,10 +153,9 @@ public final class Inputs {
     public record Loaded(String source, List<String> events, String kind, Cct cct, double read, double kept,
                          double failures, double unfocused, double otherKinds, double droppedOther,
                          List<String> notes) {
-        /** What the weights count: "bytes" for allocation events only, else "samples". */
+        /** What the weights count: "bytes" for allocation events only, "ns" for lock waits, else "samples". */
         public String unit() {
-            return !events.isEmpty() && events.stream().allMatch(e -> e.startsWith("jdk.ObjectAllocation")) ? "bytes"
-                    : "samples";
+            return JfrProfileReader.unitOf(events);
         }
 
         /** E.g. "a.jfr [jdk.ExecutionSample]". */

@@ -483,7 +483,7 @@ public final class JfrProfileReader {
 
     // ---- events to samples ---------------------------------------------------------------
 
-    private enum Kind { STACK, CPU_TIME, ALLOC, LOST, CANDOR_FAILURE, CANDOR_COUNTERS, IGNORE }
+    private enum Kind { STACK, CPU_TIME, ALLOC, LOCK, LOST, CANDOR_FAILURE, CANDOR_COUNTERS, IGNORE }
 
     /**
      * Allocation events and the field with the bytes each stands for: the JDK's and candor's
@@ -492,6 +492,24 @@ public final class JfrProfileReader {
      */
     static final Map<String, String> ALLOC_EVENTS = Map.of("jdk.ObjectAllocationSample", "weight",
             "jdk.ObjectAllocationInNewTLAB", "tlabSize", "jdk.ObjectAllocationOutsideTLAB", "allocationSize");
+
+    /**
+     * Lock-wait events and the field with the lock's class: the JDK's, candor's and
+     * async-profiler's contended monitor enters and parks, weighted by the nanoseconds waited.
+     */
+    static final Map<String, String> LOCK_EVENTS = Map.of("jdk.JavaMonitorEnter", "monitorClass",
+            "jdk.ThreadPark", "parkedClass");
+
+    /** What weights of these event types count: "bytes" (allocations), "ns" (lock waits), else "samples". */
+    public static String unitOf(java.util.Collection<String> eventTypes) {
+        if (eventTypes.isEmpty()) {
+            return "samples";
+        }
+        if (eventTypes.stream().allMatch(ALLOC_EVENTS::containsKey)) {
+            return "bytes";
+        }
+        return eventTypes.stream().allMatch(LOCK_EVENTS::containsKey) ? "ns" : "samples";
+    }
 
     private static Kind kindOf(EventType t) {
         String name = t.getName();
@@ -507,6 +525,10 @@ public final class JfrProfileReader {
         if (t.getField("stackTrace") != null && ALLOC_EVENTS.containsKey(name) && t.getField(ALLOC_EVENTS.get(name)) != null
                 && t.getField("objectClass") != null) {
             return Kind.ALLOC;
+        }
+        if (t.getField("stackTrace") != null && LOCK_EVENTS.containsKey(name) && t.getField("duration") != null
+                && t.getField(LOCK_EVENTS.get(name)) != null) {
+            return Kind.LOCK;
         }
         if (t.getField("stackTrace") != null) {
             return name.equals("jdk.CPUTimeSample") ? Kind.CPU_TIME : Kind.STACK;
@@ -576,6 +598,18 @@ public final class JfrProfileReader {
                 }
                 stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
                 a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, bytes));
+                break;
+            }
+            case LOCK: {
+                // the lock's class on top of the stack, and the nanoseconds waited as its weight
+                long ns = Math.max(0, e.getDuration().toNanos());
+                RecordedClass c = e.getClass(LOCK_EVENTS.get(name));
+                List<Frame> stack = new ArrayList<>(stack(e.getStackTrace(), stackCache));
+                if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(NO_STACK)) {
+                    stack.clear();
+                }
+                stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
+                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, ns));
                 break;
             }
             case LOST: {

@@ -62,10 +62,9 @@ public final class Profile {
         return source;
     }
 
-    /** What the sample weights count: "bytes" when every event type is an allocation event, else "samples". */
+    /** What the sample weights count: "bytes" (allocation events), "ns" (lock waits), else "samples". */
     public String unit() {
-        return !eventTypes().isEmpty() && eventTypes().stream().allMatch(JfrProfileReader.ALLOC_EVENTS::containsKey)
-                ? "bytes" : "samples";
+        return JfrProfileReader.unitOf(eventTypes());
     }
 
     /** The event types reported, e.g. {@code [jdk.ExecutionSample]}. */

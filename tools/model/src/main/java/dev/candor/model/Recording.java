@@ -132,6 +132,14 @@ public final class Recording {
                 alloc.stream().filter(n -> !out.contains(n)).forEach(out::add);
                 continue;
             }
+            if (want.equalsIgnoreCase("lock")) {  // contended monitors and parks
+                List<String> lock = byEvent.keySet().stream().filter(JfrProfileReader.LOCK_EVENTS::containsKey).toList();
+                if (lock.isEmpty()) {
+                    throw new IllegalArgumentException("no lock events in " + source + "; " + choices());
+                }
+                lock.stream().filter(n -> !out.contains(n)).forEach(out::add);
+                continue;
+            }
             String lower = want.toLowerCase(Locale.ROOT);
             List<String> matches = byEvent.keySet().stream()
                     .filter(n -> n.toLowerCase(Locale.ROOT).equals(lower)
