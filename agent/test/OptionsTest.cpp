@@ -105,7 +105,7 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"interval=abc", "option 'interval' needs a duration such as 1ms, 500us or 10000000 (ns) (got 'abc')"},
       {"interval=1us", "option 'interval' needs a duration of at least 10us (got '1us')"},
       {"interval", "option 'interval' needs a value (CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms))"},
-      {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc (got 'bogus')"},
+      {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc, lock (got 'bogus')"},
       {"event=cpu,itimer", "event 'itimer' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=wall,safepoint", "event 'safepoint' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=cpu,event=wall", "give event= once; list several events as event=cpu,wall"},
@@ -193,6 +193,6 @@ TEST(Options, AllocAloneOrBesideOtherEvents) {
             "option 'alloc' needs a size in bytes, k, m or g up to 2g, e.g. 512k (0: every allocation) (got 'lots')");
   EXPECT_FALSE(parseOptions("alloc=3g").ok);
 
-  EXPECT_EQ(allocOutputPath("out/x.html"), "out/x-alloc.html");
-  EXPECT_EQ(allocOutputPath("a.b/x"), "a.b/x-alloc");
+  EXPECT_EQ(sideOutputPath("out/x.html", "alloc"), "out/x-alloc.html");
+  EXPECT_EQ(sideOutputPath("a.b/x", "lock"), "a.b/x-lock");
 }

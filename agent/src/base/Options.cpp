@@ -36,6 +36,7 @@ std::string eventsName(const Options& o) {
   std::string s = o.cpuEngine ? engineName(o.engine) : "";
   if (o.sampler != SamplerMode::kNone) s += std::string(s.empty() ? "" : "+") + samplerModeName(o.sampler);
   if (o.alloc) s += std::string(s.empty() ? "" : "+") + "alloc";
+  if (o.lock) s += std::string(s.empty() ? "" : "+") + "lock";
   return s;
 }
 
@@ -56,11 +57,11 @@ const char* engineName(EngineKind e) {
   return "?";
 }
 
-std::string allocOutputPath(const std::string& path) {
+std::string sideOutputPath(const std::string& path, const std::string& kind) {
   size_t slash = path.rfind('/');
   size_t dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "-alloc";
-  return path.substr(0, dot) + "-alloc" + path.substr(dot);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "-" + kind;
+  return path.substr(0, dot) + "-" + kind + path.substr(dot);
 }
 
 OutputFormat outputFormatOf(const std::string& path) {

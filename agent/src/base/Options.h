@@ -41,6 +41,8 @@ struct Options {
   int wallSignal = 0;                    // 0: SIGURG
   bool alloc = false;                    // allocation samples (JVMTI SampledObjectAlloc)
   int64_t allocIntervalBytes = 512 * 1024;  // mean bytes allocated between two samples of a thread
+  bool lock = false;                     // lock waits (contended monitors, parks on j.u.c locks)
+  int64_t lockThresholdNs = 10'000;      // shorter waits are not recorded
   std::vector<std::string> files;
   std::string statsFile;
   int signal = 0;  // 0: the engine's default
@@ -65,8 +67,9 @@ struct Options {
 enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr };
 // The format a `file=` path asks for, by its extension.
 OutputFormat outputFormatOf(const std::string& path);
-// Where the allocation profile goes beside a time profile written to `path`: x.html → x-alloc.html.
-std::string allocOutputPath(const std::string& path);
+// Where the allocation or lock profile (`kind`) goes beside the profile written to `path`:
+// x.html → x-alloc.html, x-lock.html.
+std::string sideOutputPath(const std::string& path, const std::string& kind);
 
 // "SIGVTALRM", "VTALRM" or a number; returns 0 when the name is unknown.
 int parseSignal(const std::string& text);

@@ -20,7 +20,7 @@ void HandlerCounters::clear() {
   for (auto& d : dropped) sp(d, 0);
   sp(merged, 0);
   sp(estimated, 0);
-  sp(allocDroppedBytes, 0);
+  for (auto& v : droppedValue) sp(v, 0);
 }
 
 }  // namespace candor

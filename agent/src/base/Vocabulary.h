@@ -43,9 +43,10 @@ constexpr jint kKernelFrameBci = -111;
 // Kernel time that was not sampled (perf did not allow it) but is known from the thread's CPU
 // clock: the marker on top of the Java stack it is charged to. method_id is null.
 constexpr jint kKernelUnsampledBci = -112;
-// The class of an allocation sample, on top of the allocating stack: method_id is the class's
-// id in jvm/ClassNames (not a pointer).
-constexpr jint kAllocClassBci = -113;
+// The class of an allocation sample's object or of a lock sample's lock, on top of its stack:
+// method_id is the class's id in jvm/ClassNames (not a pointer).
+constexpr jint kObjectClassBci = -113;
+
 
 // True for a frame whose method_id is a jmethodID that JVMTI can name.
 inline bool isJavaMethodFrame(const ASGCT_CallFrame& f) {
@@ -59,14 +60,19 @@ enum class SampleKind : uint8_t {
   kWall = 1,       // wall-clock sampler: tgkill/sigqueue to a chosen thread
   kSafepoint = 2,  // JVMTI GetThreadListStackTraces (global safepoint)
   kHandshake = 3,  // JVMTI GetStackTrace per thread (per-thread handshake)
-  kAlloc = 4,      // JVMTI SampledObjectAlloc: an allocation, weighted in bytes (SampleSlot::bytes)
-  kCount = 5,
+  kAlloc = 4,      // JVMTI SampledObjectAlloc: an allocation, weighted in bytes (SampleSlot::value)
+  kLock = 5,       // a contended monitor (JVMTI) or a park on a j.u.c lock, weighted in ns waited
+  kCount = 6,
 };
 
 inline const char* sampleKindName(SampleKind k) {
-  static const char* const kNames[] = {"cpu", "wall", "safepoint", "handshake", "alloc"};
+  static const char* const kNames[] = {"cpu", "wall", "safepoint", "handshake", "alloc", "lock"};
   return kNames[static_cast<int>(k)];
 }
+
+// Kinds whose samples are weighted by a measure of their own (SampleSlot::value: bytes, ns)
+// rather than counted: they get their own profile, apart from the profile of time.
+inline bool isValueKind(SampleKind k) { return k == SampleKind::kAlloc || k == SampleKind::kLock; }
 
 // The thread state a sample saw.
 enum class ThreadState : uint8_t {
@@ -174,8 +180,8 @@ struct HandlerCounters {
   // Ticks estimated from the thread's CPU clock (kernel time no event tick covered), whatever
   // bucket they land in: [kernel_unsampled] on a walked stack, a failure, or dropped.
   alignas(64) std::atomic<uint64_t> estimated{0};
-  // Bytes that the dropped allocation samples stood for (dropped[kAlloc] counts the samples).
-  alignas(64) std::atomic<uint64_t> allocDroppedBytes{0};
+  // What the dropped allocation and lock samples stood for (bytes, ns; dropped[] counts the samples).
+  alignas(64) std::array<std::atomic<uint64_t>, kKinds> droppedValue{};
   uint64_t totalTicks() const;
   uint64_t totalDropped() const;
   void clear();

@@ -44,7 +44,7 @@ struct SampleSlot {
   int16_t spill;         // >= 0: the frames are in this SpillPool buffer, not in `frames`
   uint32_t handlerNs;    // time from the handler's start to the publish; 0 when not measured
   uint32_t weight = 1;   // ticks this sample stands for (merged perf overflows, estimated kernel time)
-  uint64_t bytes = 0;    // kAlloc: the bytes this sample stands for (its estimate of allocated bytes)
+  uint64_t value = 0;    // kAlloc: the bytes the sample stands for; kLock: nanoseconds waited
   ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
 };
 

@@ -10,6 +10,7 @@
 #include "base/Version.h"
 #include "control/Profiler.h"
 #include "engine/AllocSampler.h"
+#include "engine/LockSampler.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
 #include "output/OutputFile.h"
@@ -88,6 +89,8 @@ bool initJvmti(JavaVM* vm, bool live) {
   callbacks.CompiledMethodUnload = onCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
   callbacks.SampledObjectAlloc = AllocSampler::onSample;  // enabled only while alloc= samples
+  callbacks.MonitorContendedEnter = LockSampler::onContendedEnter;  // these two only while lock= records
+  callbacks.MonitorContendedEntered = LockSampler::onContendedEntered;
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT,      JVMTI_EVENT_VM_DEATH,      JVMTI_EVENT_THREAD_START,
                                JVMTI_EVENT_THREAD_END,   JVMTI_EVENT_CLASS_LOAD,    JVMTI_EVENT_CLASS_PREPARE,

@@ -23,9 +23,11 @@ const OptionSpec kSpecs[] = {
     {"status", false, "print counters of the running profiler (agent already loaded)"},
     {"help", false, "print this help and do nothing else"},
     {"version", false, "print the version and git commit (as candor --version) and do nothing else"},
-    {"event", true, "cpu | ctimer | itimer | wall | safepoint | handshake | alloc, or several: event=cpu,wall,alloc"},
+    {"event", true, "cpu | ctimer | itimer | wall | safepoint | handshake | alloc | lock, or several: event=cpu,wall,alloc"},
     {"alloc", true, "also sample allocations, every N bytes a thread allocates on average: alloc=512k (default; "
                     "alone: alloc)"},
+    {"lock", true, "also record lock waits (contended synchronized, parks on j.u.c locks) of at least this long: "
+                   "lock=10us (default; alone: lock)"},
     {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms)"},
     {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
     {"wallthreads", true, "threads sampled per sampler tick, running ones first (default 16)"},
@@ -123,13 +125,13 @@ bool reservedSignal(int sig) {
 
 bool isEventName(const std::string& n) {
   return n == "cpu" || n == "ctimer" || n == "itimer" || n == "wall" || n == "safepoint" || n == "handshake" ||
-         n == "alloc";
+         n == "alloc" || n == "lock";
 }
 
 // Adds one event to the options: at most one CPU engine and one sampler-thread mode.
 bool addEvent(Options& o, const std::string& name, std::string* error) {
-  if (name == "alloc") {  // combines with any other event
-    o.alloc = true;
+  if (name == "alloc" || name == "lock") {  // combine with any other event
+    (name == "alloc" ? o.alloc : o.lock) = true;
     return true;
   }
   bool cpuKind = name == "cpu" || name == "ctimer" || name == "itimer";
@@ -211,8 +213,8 @@ ParseResult parseOptions(const char* text) {
       o.threadFilter = value;
       continue;
     }
-    if (name == "alloc" && eq == std::string::npos) {  // bare `alloc` (or event=cpu,alloc): the default interval
-      o.alloc = true;
+    if ((name == "alloc" || name == "lock") && eq == std::string::npos) {  // bare, or event=cpu,alloc: the default
+      (name == "alloc" ? o.alloc : o.lock) = true;
       continue;
     }
     if (spec->takesValue && eq == std::string::npos) {
@@ -244,7 +246,7 @@ ParseResult parseOptions(const char* text) {
       for (;;) {  // event=cpu+wall is accepted too
         size_t plus = value.find('+', start);
         std::string one = value.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-        if (!isEventName(one)) return bad("one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc");
+        if (!isEventName(one)) return bad("one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc, lock");
         if (!addEvent(o, one, &r.error)) return r;
         if (plus == std::string::npos) break;
         start = plus + 1;
@@ -336,6 +338,9 @@ ParseResult parseOptions(const char* text) {
       }
       o.alloc = true;
       o.allocIntervalBytes = static_cast<int64_t>(v * scale);
+    } else if (name == "lock") {
+      if (!parseDuration(value, &o.lockThresholdNs)) return bad("a duration such as 10us or 1ms (0: every contended wait)");
+      o.lock = true;
     } else if (name == "ringsize") {
       uint64_t v;
       if (!parseUint(value, 1 << 20, &v) || v < 16 || (v & (v - 1)) != 0) {

@@ -15,6 +15,7 @@
 #include "engine/AllocSampler.h"
 #include "engine/CTimerEngine.h"
 #include "engine/ITimerEngine.h"
+#include "engine/LockSampler.h"
 #include "engine/PerfEngine.h"
 #include "engine/PerfRingEngine.h"
 #include "engine/SignalHandler.h"
@@ -28,6 +29,7 @@
 #include "output/SummaryWriter.h"
 #include "walk/RemoteWalker.h"
 #include "walk/UserStack.h"
+#include "walk/native/LibjvmSymbol.h"
 #include "walk/native/NativeStack.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/VmStackWalker.h"
@@ -261,6 +263,22 @@ bool Profiler::start(const Options& options, std::string* why) {
       undo.push([] { AllocSampler::stop(Jvm::jvmti()); });
     }
   }
+  if (options_.lock) {  // lock waits arrive on the waiting threads through the JVMTI walker
+    std::string lockWhy, parkWhy;
+    void* unsafePark = findLibjvmSymbol("Unsafe_Park", &parkWhy);
+    if (!LockSampler::start(Jvm::jvmti(), env, options_.lockThresholdNs, ring_->maxDepth(), jvmtiWalker_.get(),
+                            unsafePark, &parkWhy, &lockWhy)) {
+      if (!options_.cpuEngine && options_.sampler == SamplerMode::kNone && !options_.alloc) {
+        *why = lockWhy;
+        return false;
+      }
+      logError("lock waits are not recorded: %s; the other events run", lockWhy.c_str());
+      options_.lock = false;
+    } else {
+      undo.push([] { LockSampler::stop(Jvm::jvmti()); });
+      if (!parkWhy.empty()) logError("java.util.concurrent lock waits are not recorded (%s); monitors are", parkWhy.c_str());
+    }
+  }
   if (failForTest("activate", why)) return false;
   // From here on nothing can fail: the session runs.
   undo.keep();
@@ -281,6 +299,7 @@ bool Profiler::start(const Options& options, std::string* why) {
                                     engine_->kernelTimeReason() + ")"
                               : "";
   std::string alloc = options_.alloc ? " alloc=" + std::to_string(options_.allocIntervalBytes) + "B" : "";
+  if (options_.lock) alloc += " lock=" + std::to_string(options_.lockThresholdNs) + "ns";
   logInfo("profiling started: event=%s interval=%lldns%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs), alloc.c_str(),
           engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
@@ -353,6 +372,7 @@ bool Profiler::stop(std::string* why) {
   if (sampler_) sampler_->stop();  // first: it sends signals and holds jthread references
   SignalHandler::deactivate();     // after this no handler touches the ring
   if (options_.alloc) AllocSampler::stop(Jvm::jvmti());  // nor an allocation callback
+  if (options_.lock) LockSampler::stop(Jvm::jvmti());    // nor a lock wait
   if (remoteWalker_) {             // and none waits for the walker
     remoteWalker_->stop();
     logInfo("remote walker: %llu stacks walked, %llu answered while the sampled thread spun, %llu after a futex wait",
@@ -443,7 +463,7 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     totals.ticks[k] = final ? lp(counters_.ticks[k]) : accounting_.recorded(kind) + failed + totals.dropped[k];
   }
   totals.merged = lp(counters_.merged);
-  totals.allocDroppedBytes = lp(counters_.allocDroppedBytes);
+  for (int k = 0; k < kKinds; k++) totals.droppedValue[k] = lp(counters_.droppedValue[k]);
   totals.estimated = lp(counters_.estimated);
   totals.durationNs = endWallNs_ - startWallNs_;
   totals.processCpuNs = endCpuNs_ - startCpuNs_;
@@ -484,19 +504,19 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     std::string why;
     if (!writeOutputFileStreamed(path, write, &why)) logError("cannot write %s: %s", path.c_str(), why.c_str());
     else logInfo("wrote %s", path.c_str());
-    // Allocations beside time events: their profile (in bytes) goes next to it, x-alloc.html.
-    if (report.alloc.enabled && report.unit != "bytes" &&
-        (format == OutputFormat::kHtml || format == OutputFormat::kCollapsed)) {
-      std::string allocPath = allocOutputPath(path);
-      ProfileReport view = report.allocView();
-      auto writeAlloc = [&](std::ostream& out) {
+    // Allocations and locks beside another profile: theirs goes next to it, x-alloc.html, x-lock.html.
+    if (format != OutputFormat::kHtml && format != OutputFormat::kCollapsed) continue;
+    for (const ValueProfile* side : report.sideProfiles()) {
+      std::string sidePath = sideOutputPath(path, side->kind);
+      ProfileReport view = report.viewOf(*side);
+      auto writeSide = [&](std::ostream& out) {
         if (format == OutputFormat::kHtml) writeHtml(view, out);
         else writeCollapsed(view.snapshot, out);
       };
-      if (!writeOutputFileStreamed(allocPath, writeAlloc, &why)) {
-        logError("cannot write %s: %s", allocPath.c_str(), why.c_str());
+      if (!writeOutputFileStreamed(sidePath, writeSide, &why)) {
+        logError("cannot write %s: %s", sidePath.c_str(), why.c_str());
       } else {
-        logInfo("wrote %s", allocPath.c_str());
+        logInfo("wrote %s", sidePath.c_str());
       }
     }
   }

@@ -24,6 +24,8 @@ std::string engineDescription(const Options& o) {
     case SamplerMode::kNone: break;
   }
   if (sampler != nullptr) d += (d.empty() ? "" : " + ") + std::string(sampler);
+  if (o.alloc) d += (d.empty() ? "" : " + ") + std::string("JVMTI SampledObjectAlloc");
+  if (o.lock) d += (d.empty() ? "" : " + ") + std::string("JVMTI monitor contention, Unsafe.park timed");
   return d;
 }
 
@@ -49,7 +51,7 @@ uint32_t frameFor(ProfileSnapshot& snap, FrameNamer& names, const StoredFrame& f
     case FrameKind::kJava: kind = kKindJava; break;
     case FrameKind::kKernel: kind = kKindKernel; break;
     case FrameKind::kMarker: kind = f.bci == kKernelUnsampledBci ? kKindKernel : kKindFailure; break;
-    case FrameKind::kAllocClass: kind = kKindAllocClass; break;
+    case FrameKind::kObjectClass: kind = kKindObjectClass; break;
     default: kind = kKindNative; break;  // native methods, stubs (generated code), C/C++ frames
   }
   return snap.intern(names.displayName(f, lines), kind);
@@ -95,10 +97,11 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   if (options.sampler == SamplerMode::kSafepoint) present[static_cast<int>(SampleKind::kSafepoint)] = true;
   if (options.sampler == SamplerMode::kHandshake) present[static_cast<int>(SampleKind::kHandshake)] = true;
   present[static_cast<int>(SampleKind::kAlloc)] = options.alloc;
-  int kindsPresent = 0;  // kinds of time: allocations have their own profile (in bytes)
+  present[static_cast<int>(SampleKind::kLock)] = options.lock;
+  int kindsPresent = 0;  // kinds of time: allocations and locks have their own profiles
   for (int k = 0; k < kKinds; k++) {
     present[k] = present[k] || totals.ticks[k] > 0;
-    kindsPresent += present[k] && k != static_cast<int>(SampleKind::kAlloc);
+    kindsPresent += present[k] && !isValueKind(static_cast<SampleKind>(k));
   }
   for (int k = 0; k < kKinds; k++) {
     if (!present[k]) continue;
@@ -160,7 +163,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   // Root frames, outermost first: the kind (when a run mixes kinds), the JVM's own kind of thread
   // (allthreads: [GC], [JIT compiler], ...), the thread, the state.
   ProfileSnapshot& timeSnap = r.snapshot;
-  ProfileSnapshot& allocSnap = r.allocSnapshot;
+  auto valueProfile = [&](SampleKind k) -> ValueProfile& { return k == SampleKind::kAlloc ? r.alloc : r.lock; };
   bool splitKinds = kindsPresent > 1;
   auto kindFrame = [&](SampleKind k) { return timeSnap.intern(std::string("[") + sampleKindName(k) + "]", kKindThread); };
   auto threadFrame = [&](ProfileSnapshot& snap, int tid) {
@@ -176,20 +179,22 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   // The store is a prefix tree too: each of its nodes is mapped to a snapshot node once per root
   // (the kind, thread and state frames above the stack), so a deep stack shared by many traces
   // costs its depth once, not once per trace.
-  // Allocation stacks go to their own snapshot (bytes), split by thread as asked, never by state.
-  std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> mapped, allocMapped;  // root -> store node -> node
+  // Allocation and lock stacks go to their own snapshots (bytes, ns), split by thread as asked
+  // (a lock's by state too: monitor or parked).
+  std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> mapped[3];  // per snapshot: root -> store node -> node
   std::vector<uint32_t> pending;
   for (const auto& [key, count] : store.counts()) {
-    bool alloc = key.kind == SampleKind::kAlloc;
-    ProfileSnapshot& snap = alloc ? allocSnap : timeSnap;
+    bool valued = isValueKind(key.kind);
+    ProfileSnapshot& snap = valued ? valueProfile(key.kind).snapshot : timeSnap;
     uint32_t root = 0;
-    if (splitKinds && !alloc) root = snap.childOf(root, kindFrame(key.kind));
+    if (splitKinds && !valued) root = snap.childOf(root, kindFrame(key.kind));
     if (uint32_t jvmThread = jvmThreadFrame(snap, key.tid); jvmThread != ProfileSnapshot::kNone) root = snap.childOf(root, jvmThread);
     if (options.threads) root = snap.childOf(root, threadFrame(snap, key.tid));
-    if (options.states && !alloc) {
+    if (options.states && key.kind != SampleKind::kAlloc) {
       root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
     }
-    std::unordered_map<uint32_t, uint32_t>& nodeOf = (alloc ? allocMapped : mapped)[root];
+    int which = key.kind == SampleKind::kAlloc ? 1 : key.kind == SampleKind::kLock ? 2 : 0;
+    std::unordered_map<uint32_t, uint32_t>& nodeOf = mapped[which][root];
     nodeOf.emplace(0, root);
     pending.clear();
     uint32_t n = key.trace;
@@ -214,7 +219,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   }
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
-    if (totals.dropped[k] > 0 && kind != SampleKind::kAlloc) {  // a dropped tick never reached the ring: no thread known
+    if (totals.dropped[k] > 0 && !isValueKind(kind)) {  // a dropped tick never reached the ring: no thread known
       std::vector<uint32_t> frames;
       if (splitKinds) frames.push_back(kindFrame(kind));
       frames.push_back(timeSnap.intern("[dropped]", kKindFailure));
@@ -222,24 +227,38 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
   }
 
-  // Allocations: failed and dropped samples keep their bytes in the profile, as failed ticks do.
-  AllocReport& a = r.alloc;
-  a.enabled = options.alloc;
-  a.intervalBytes = options.allocIntervalBytes;
-  a.samples = totals.ticks[static_cast<int>(SampleKind::kAlloc)];
-  a.recordedBytes = accounting.allocBytes();
-  a.droppedBytes = totals.allocDroppedBytes;
-  for (int b = 0; b < kBuckets; b++) {
-    uint64_t bytes = accounting.allocFailedBytes()[b];
-    if (bytes == 0) continue;
-    a.failedBytes += bytes;
-    allocSnap.addStack({allocSnap.intern(std::string("[") + bucketName(static_cast<Bucket>(b)) + "]", kKindFailure)}, bytes);
+  // Allocations and locks: failed and dropped samples keep their value in the profile, as failed
+  // ticks do.
+  r.alloc.kind = "alloc";
+  r.alloc.unit = "bytes";
+  r.alloc.enabled = options.alloc;
+  r.alloc.interval = options.allocIntervalBytes;
+  r.lock.kind = "lock";
+  r.lock.unit = "ns";
+  r.lock.enabled = options.lock;
+  r.lock.interval = options.lockThresholdNs;
+  for (SampleKind kind : {SampleKind::kAlloc, SampleKind::kLock}) {
+    ValueProfile& v = valueProfile(kind);
+    int k = static_cast<int>(kind);
+    v.samples = totals.ticks[k];
+    v.recorded = accounting.recordedValue(kind);
+    v.dropped = totals.droppedValue[k];
+    for (int b = 0; b < kBuckets; b++) {
+      uint64_t value = accounting.failedValue(kind, static_cast<Bucket>(b));
+      if (value == 0) continue;
+      v.failed += value;
+      v.snapshot.addStack({v.snapshot.intern(std::string("[") + bucketName(static_cast<Bucket>(b)) + "]", kKindFailure)},
+                          value);
+    }
+    if (v.dropped > 0) v.snapshot.addStack({v.snapshot.intern("[dropped]", kKindFailure)}, v.dropped);
   }
-  if (a.droppedBytes > 0) allocSnap.addStack({allocSnap.intern("[dropped]", kKindFailure)}, a.droppedBytes);
-  if (options.alloc && !options.cpuEngine && options.sampler == SamplerMode::kNone) {
-    r.snapshot = std::move(r.allocSnapshot);  // allocations are the whole profile
-    r.allocSnapshot = ProfileSnapshot();
-    r.unit = "bytes";
+  if (!options.cpuEngine && options.sampler == SamplerMode::kNone) {  // no time: a value profile is the main one
+    ValueProfile* main = options.alloc ? &r.alloc : options.lock ? &r.lock : nullptr;
+    if (main != nullptr) {
+      r.snapshot = std::move(main->snapshot);
+      main->snapshot = ProfileSnapshot();
+      r.unit = main->unit;
+    }
   }
   return r;
 }

@@ -28,7 +28,7 @@ struct SessionTotals {
   SamplerStats sampler;
   KernelReport kernel;  // mode and reason (the tick counts come from the accounting)
   DepthReport depth;  // limit, slot size and spill counts (truncated and deepest come from the accounting)
-  uint64_t allocDroppedBytes = 0;  // bytes of allocation samples the full ring dropped
+  std::array<uint64_t, kKinds> droppedValue{};  // bytes, ns of the value samples the full ring dropped
 };
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,

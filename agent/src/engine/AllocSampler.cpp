@@ -79,8 +79,8 @@ void JNICALL AllocSampler::onSample(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject, 
       jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
     }
     auto bytes = static_cast<uint64_t>(size < 0 ? 0 : size);
-    sink->recordAlloc(tid, frames.data(), count, error, classId, weightOf(bytes, gInterval),
-                      error == JVMTI_ERROR_NONE && static_cast<size_t>(count) == frames.size());
+    sink->recordValued(tid, SampleKind::kAlloc, ThreadState::kRunning, frames.data(), count, error, classId,
+                       weightOf(bytes, gInterval), error == JVMTI_ERROR_NONE && static_cast<size_t>(count) == frames.size());
   }
   subOrdered(gInFlight, 1);  // release: stop() (seq_cst load) sees every use of the sink before it
 }

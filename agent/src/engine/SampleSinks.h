@@ -35,10 +35,11 @@ class JvmtiSampleSink {
                       int count, jvmtiError error, bool cut = false) = 0;
   // A wall sample of a thread that has not run since its last sample: same outcome again.
   virtual void recordRepeat(int tid, ThreadState state, uint64_t intendedNs) = 0;
-  // An allocation sample (engine/AllocSampler), on the allocating thread: its stack from
-  // GetStackTrace, the allocated class (jvm/ClassNames id) and the bytes the sample stands for.
-  virtual void recordAlloc(int tid, const jvmtiFrameInfo* frames, int count, jvmtiError error, uint32_t classId,
-                           uint64_t bytes, bool cut) = 0;
+  // A weighted sample on the thread it is about: an allocation (engine/AllocSampler: the bytes it
+  // stands for) or a lock wait (engine/LockSampler: the nanoseconds waited). Its stack from
+  // GetStackTrace, and the allocated or locked object's class (jvm/ClassNames id, 0: unknown).
+  virtual void recordValued(int tid, SampleKind kind, ThreadState state, const jvmtiFrameInfo* frames, int count,
+                            jvmtiError error, uint32_t classId, uint64_t value, bool cut) = 0;
 };
 
 }  // namespace candor

@@ -41,7 +41,7 @@ FrameKind FrameNamer::kind(const StoredFrame& f) const {
   switch (f.bci) {
     case kNativeFrameBci: return FrameKind::kNative;
     case kKernelFrameBci: return FrameKind::kKernel;
-    case kAllocClassBci: return FrameKind::kAllocClass;
+    case kObjectClassBci: return FrameKind::kObjectClass;
     case kStubFrameBci: return FrameKind::kStub;
     case kNativeMethodBci: return FrameKind::kNativeMethod;
     case kTruncatedFrameBci:
@@ -92,7 +92,7 @@ const MethodInfo& FrameNamer::allocClass(uint32_t id) {
 
 const MethodInfo& FrameNamer::method(const StoredFrame& f) {
   switch (kind(f)) {
-    case FrameKind::kAllocClass:
+    case FrameKind::kObjectClass:
       return allocClass(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(f.method)));
     case FrameKind::kNative:
     case FrameKind::kCpp: return native(reinterpret_cast<uintptr_t>(f.method));
@@ -107,7 +107,7 @@ std::string FrameNamer::displayName(const StoredFrame& f, bool lines) {
   FrameKind k = kind(f);
   const MethodInfo& m = method(f);
   if (k == FrameKind::kKernel) return m.methodName + "_[k]";
-  if (k == FrameKind::kNative || k == FrameKind::kMarker || k == FrameKind::kAllocClass) return m.methodName;
+  if (k == FrameKind::kNative || k == FrameKind::kMarker || k == FrameKind::kObjectClass) return m.methodName;
   return m.frameName(f.bci, lines);
 }
 

@@ -21,9 +21,9 @@
 
 namespace candor {
 
-// kAllocClass: the class an allocation sample allocated, on top of its stack (not a frame in JFR:
-// there it is the event's objectClass).
-enum class FrameKind { kJava, kNativeMethod, kStub, kNative, kCpp, kKernel, kMarker, kAllocClass };
+// kObjectClass: the class an allocation sample allocated, or of the lock a lock sample waited for,
+// on top of its stack (not a frame in JFR: there it is the event's objectClass or monitorClass).
+enum class FrameKind { kJava, kNativeMethod, kStub, kNative, kCpp, kKernel, kMarker, kObjectClass };
 
 class FrameNamer {
  public:

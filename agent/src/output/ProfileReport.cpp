@@ -59,13 +59,21 @@ void ProfileSnapshot::forEachStack(const std::function<void(const std::vector<ui
   }
 }
 
-ProfileReport ProfileReport::allocView() const {
-  ProfileReport v;
-  v = *this;
-  v.snapshot = allocSnapshot;
-  v.allocSnapshot = ProfileSnapshot();
-  v.unit = "bytes";
-  return v;
+std::vector<const ValueProfile*> ProfileReport::sideProfiles() const {
+  std::vector<const ValueProfile*> out;
+  for (const ValueProfile* v : {&alloc, &lock}) {
+    if (v->enabled && v->unit != unit) out.push_back(v);
+  }
+  return out;
+}
+
+ProfileReport ProfileReport::viewOf(const ValueProfile& v) const {
+  ProfileReport r = *this;
+  r.snapshot = v.snapshot;
+  r.unit = v.unit;
+  r.alloc.snapshot = ProfileSnapshot();
+  r.lock.snapshot = ProfileSnapshot();
+  return r;
 }
 
 uint64_t ProfileReport::failuresTotal() const {

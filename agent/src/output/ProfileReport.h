@@ -16,7 +16,7 @@ constexpr char kKindNative = 'n';
 constexpr char kKindFailure = 'f';
 constexpr char kKindThread = 't';
 constexpr char kKindKernel = 'k';
-constexpr char kKindAllocClass = 'a';  // the class an allocation sample allocated
+constexpr char kKindObjectClass = 'a';  // the class an allocation sample allocated, or of a lock waited for
 
 struct SnapshotFrame {
   std::string name;
@@ -122,15 +122,19 @@ struct KernelReport {
   uint64_t estimatedTicks = 0;  // all estimated ticks: those, and those in a failure bucket or dropped
 };
 
-// Allocation samples (alloc=): counted in samples like ticks, profiled in bytes.
-struct AllocReport {
+// Samples weighted by a value of their own (isValueKind): allocations in bytes (alloc=), lock
+// waits in nanoseconds (lock=). Counted in samples like ticks; profiled in their unit.
+struct ValueProfile {
   bool enabled = false;
-  int64_t intervalBytes = 0;  // mean bytes between two samples of a thread
+  std::string kind;           // "alloc" | "lock"
+  std::string unit;           // "bytes" | "ns"
+  int64_t interval = 0;       // alloc: mean bytes between two samples of a thread; lock: threshold in ns
   uint64_t samples = 0;       // taken: recorded + failed + dropped
-  uint64_t recordedBytes = 0; // the estimate of allocated bytes from recorded samples
-  uint64_t failedBytes = 0;   // stood for by samples whose stack was not taken
-  uint64_t droppedBytes = 0;  // stood for by samples the full ring dropped
-  uint64_t totalBytes() const { return recordedBytes + failedBytes + droppedBytes; }
+  uint64_t recorded = 0;      // what recorded samples stand for (the profile's stacks)
+  uint64_t failed = 0;        // stood for by samples whose stack was not taken
+  uint64_t dropped = 0;       // stood for by samples the full ring dropped
+  ProfileSnapshot snapshot;   // empty when it is the report's main profile
+  uint64_t total() const { return recorded + failed + dropped; }
 };
 
 struct ThreadReport {
@@ -169,19 +173,21 @@ struct ProfileReport {
   std::vector<KindReport> kinds;  // kinds that took at least one tick, or the configured ones
   bool hasSampler = false;
   SamplerReport sampler;
-  // The profile in `unit`: samples of the CPU engine and sampler (all kinds of time), or bytes
-  // when allocations are the only event. With other events, allocations are `allocSnapshot`.
+  // The profile in `unit`: samples of the CPU engine and sampler (all kinds of time); without
+  // those, the first value profile (alloc, else lock) in its unit. The others keep their own
+  // snapshot and are written next to it (x-alloc.html, x-lock.html).
   ProfileSnapshot snapshot;
   std::string unit = "samples";
-  AllocReport alloc;
-  ProfileSnapshot allocSnapshot;  // bytes; empty unless allocations were sampled beside other events
-  // The same report with the allocation profile as its profile (unit bytes), for the outputs
-  // written next to the time profile (x-alloc.html).
-  ProfileReport allocView() const;
+  ValueProfile alloc;
+  ValueProfile lock;
+  // The value profiles that are not the main one, for their own outputs.
+  std::vector<const ValueProfile*> sideProfiles() const;
+  // The same report with `v`'s profile as its profile, for the outputs written next to it.
+  ProfileReport viewOf(const ValueProfile& v) const;
 
   uint64_t failuresTotal() const;
-  // Ticks of time: every kind but allocation samples.
-  uint64_t timeTicks() const { return ticks - (alloc.enabled ? alloc.samples : 0); }
+  // Ticks of time: every kind but allocation and lock samples.
+  uint64_t timeTicks() const { return ticks - alloc.samples - lock.samples; }
   double samplesPerCpuSecond() const;
   // Against the whole process's CPU: the sampled threads' and everyone else's (GC, JIT, VM
   // threads without `allthreads`, threads filtered out).

@@ -92,11 +92,18 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   }
   field(out, "kinds", kindsJson + (r.kinds.empty() ? "}" : "\n  }"));
   if (r.hasSampler) field(out, "sampler", samplerJson(r.sampler));
-  if (r.alloc.enabled) {  // samples are in kinds.alloc; these are the bytes they stand for
-    field(out, "alloc", "{\"interval_bytes\": " + num(static_cast<uint64_t>(r.alloc.intervalBytes)) +
-                            ", \"samples\": " + num(r.alloc.samples) + ", \"bytes\": " + num(r.alloc.totalBytes()) +
-                            ", \"recorded_bytes\": " + num(r.alloc.recordedBytes) + ", \"failed_bytes\": " +
-                            num(r.alloc.failedBytes) + ", \"dropped_bytes\": " + num(r.alloc.droppedBytes) + "}");
+  // Samples are in kinds.alloc and kinds.lock; these are the bytes and nanoseconds they stand for.
+  if (r.alloc.enabled) {
+    field(out, "alloc", "{\"interval_bytes\": " + num(static_cast<uint64_t>(r.alloc.interval)) +
+                            ", \"samples\": " + num(r.alloc.samples) + ", \"bytes\": " + num(r.alloc.total()) +
+                            ", \"recorded_bytes\": " + num(r.alloc.recorded) + ", \"failed_bytes\": " +
+                            num(r.alloc.failed) + ", \"dropped_bytes\": " + num(r.alloc.dropped) + "}");
+  }
+  if (r.lock.enabled) {
+    field(out, "lock", "{\"threshold_ns\": " + num(static_cast<uint64_t>(r.lock.interval)) +
+                           ", \"samples\": " + num(r.lock.samples) + ", \"waited_ns\": " + num(r.lock.total()) +
+                           ", \"recorded_ns\": " + num(r.lock.recorded) + ", \"failed_ns\": " + num(r.lock.failed) +
+                           ", \"dropped_ns\": " + num(r.lock.dropped) + "}");
   }
   field(out, "unit", str(r.unit));
   std::map<std::string, uint64_t> kinds;

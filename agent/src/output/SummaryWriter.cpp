@@ -68,7 +68,7 @@ std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnap
   std::unordered_map<uint32_t, MethodTotals> byFrame;
   auto counted = [&](uint32_t v) {
     char kind = snap.frames()[nodes[v].frame].kind;
-    return kind == kKindJava || kind == kKindNative || kind == kKindKernel || kind == kKindAllocClass;
+    return kind == kKindJava || kind == kKindNative || kind == kKindKernel || kind == kKindObjectClass;
   };
   uint32_t v = nodes[0].firstChild;
   while (v != ProfileSnapshot::kNone) {
@@ -105,19 +105,28 @@ std::vector<std::pair<std::string, MethodTotals>> rowsByName(const ProfileSnapsh
   return {byName.begin(), byName.end()};
 }
 
-// The allocation profile (bytes): what it covers, then the classes allocated and the methods
-// that allocated them.
-void writeAllocations(std::ostream& out, const ProfileReport& r, const ProfileSnapshot& snap, size_t topN) {
-  const AllocReport& a = r.alloc;
+// An allocation (bytes) or lock (ns waited) profile: what it covers, then the classes allocated or
+// waited for, and the methods that allocated or waited.
+void writeValueProfile(std::ostream& out, const ValueProfile& v, const ProfileSnapshot& snap, size_t topN) {
   uint64_t whole = snap.total();
-  out << fmt("allocations: %llu samples, one per %.0f kB allocated by a thread on average; %.1f MB estimated = "
-             "recorded %.1f MB + failed %.1f MB + dropped %.1f MB\n\n",
-             static_cast<unsigned long long>(a.samples), a.intervalBytes / 1024.0, a.totalBytes() / 1048576.0,
-             a.recordedBytes / 1048576.0, a.failedBytes / 1048576.0, a.droppedBytes / 1048576.0);
-  writeTable(out, "Top allocated classes (percent of all bytes):", rowsByName(snap, [](char k) { return k == kKindAllocClass; }),
-             true, whole, topN, "bytes", "class");
-  writeTable(out, "Top allocating methods by total bytes (percent of all bytes):",
-             rowsByName(snap, [](char k) { return k != kKindAllocClass; }), false, whole, topN, "bytes", "method");
+  bool alloc = v.kind == "alloc";
+  double scale = alloc ? 1048576.0 : 1e9;
+  const char* unit = alloc ? "MB" : "s";
+  if (alloc) {
+    out << fmt("allocations: %llu samples, one per %.0f kB allocated by a thread on average;",
+               static_cast<unsigned long long>(v.samples), v.interval / 1024.0);
+  } else {
+    out << fmt("lock waits: %llu samples, every wait of at least %.1f us;", static_cast<unsigned long long>(v.samples),
+               v.interval / 1e3);
+  }
+  out << fmt(" %.3f %s %s = recorded %.3f + failed %.3f + dropped %.3f\n\n", v.total() / scale, unit,
+             alloc ? "estimated" : "waited", v.recorded / scale, v.failed / scale, v.dropped / scale);
+  const char* unitWord = alloc ? "bytes" : "ns";
+  writeTable(out, alloc ? "Top allocated classes (percent of all bytes):" : "Top lock classes (percent of all waiting):",
+             rowsByName(snap, [](char k) { return k == kKindObjectClass; }), true, whole, topN, unitWord, "class");
+  writeTable(out, alloc ? "Top allocating methods by total bytes (percent of all bytes):"
+                        : "Top waiting methods by total time waited (percent of all waiting):",
+             rowsByName(snap, [](char k) { return k != kKindObjectClass; }), false, whole, topN, unitWord, "method");
 }
 }  // namespace
 
@@ -168,17 +177,16 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
              pct(r.failuresTotal(), r.ticks), static_cast<unsigned long long>(r.dropped), pct(r.dropped, r.ticks));
 
   // Self is the leaf frame; total counts a method once per stack, however often it recurses.
-  if (r.unit == "bytes") {
-    writeAllocations(out, r, r.snapshot, topN);
+  const ValueProfile* main = r.unit == r.alloc.unit ? &r.alloc : r.unit == r.lock.unit ? &r.lock : nullptr;
+  if (main != nullptr) {
+    writeValueProfile(out, *main, r.snapshot, topN);
   } else {
-    const ProfileSnapshot& snap = r.snapshot;
-    // Of all ticks of time (allocation samples have their own profile, in bytes).
-    uint64_t timeTicks = r.ticks - (r.alloc.enabled ? r.alloc.samples : 0);
-    std::vector<std::pair<std::string, MethodTotals>> rows = rowsByName(snap, [](char) { return true; });
-    writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, timeTicks, topN);
-    writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, timeTicks, topN);
-    if (r.alloc.enabled) writeAllocations(out, r, r.allocSnapshot, topN);
+    // Of all ticks of time (allocation and lock samples have their own profiles).
+    std::vector<std::pair<std::string, MethodTotals>> rows = rowsByName(r.snapshot, [](char) { return true; });
+    writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, r.timeTicks(), topN);
+    writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.timeTicks(), topN);
   }
+  for (const ValueProfile* side : r.sideProfiles()) writeValueProfile(out, *side, side->snapshot, topN);
 
   if (r.kinds.size() > 1 || (!r.kinds.empty() && r.kinds[0].name != "cpu")) {
     out << "Sample kinds:\n" << fmt("  %-10s %9s %9s %9s %9s  %s\n", "kind", "ticks", "recorded", "failed", "dropped", "states");

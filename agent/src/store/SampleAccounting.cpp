@@ -8,7 +8,7 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
                                         ThreadState state) {
   int k = static_cast<int>(kind);
   uint64_t w = slot.weight;  // ticks the slot stands for; every count below is in ticks
-  if (kind == SampleKind::kAlloc) return landAllocation(slot, frames);
+  if (isValueKind(kind)) return landValued(slot, frames, kind, state);
   ThreadTicks& t = perThread_[slot.tid];
   t.ticks += w;
   states_[k][static_cast<int>(state)] += w;
@@ -46,22 +46,23 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
   return trace;
 }
 
-// An allocation sample: its stack counts in bytes in the store, the sample in samples here. It
-// stays out of the per-thread tick and state counts, which are about time.
-uint32_t SampleAccounting::landAllocation(const SampleSlot& slot, const ASGCT_CallFrame* frames) {
-  int k = static_cast<int>(SampleKind::kAlloc);
+// An allocation or lock sample: its stack counts its value (bytes, ns) in the store, the sample
+// in samples here. It stays out of the per-thread tick counts, which are about CPU time.
+uint32_t SampleAccounting::landValued(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind,
+                                      ThreadState state) {
+  int k = static_cast<int>(kind);
   int32_t code = slot.numFrames;
+  states_[k][static_cast<int>(state)] += slot.weight;
   if (code > 0) {
-    uint32_t trace = store_.add(frames, code, slot.tid, SampleKind::kAlloc, ThreadState::kRunning, slot.bytes,
-                                slot.truncated != 0);
+    uint32_t trace = store_.add(frames, code, slot.tid, kind, state, slot.value, slot.truncated != 0);
     truncated_ += slot.truncated != 0 ? slot.weight : 0;
     recorded_[k] += slot.weight;
-    allocBytes_ += slot.bytes;
+    recordedValue_[k] += slot.value;
     return trace;
   }
   Bucket bucket = bucketForCode(code);
   failures_[k][static_cast<int>(bucket)] += slot.weight;
-  allocFailedBytes_[static_cast<int>(bucket)] += slot.bytes;
+  failedValue_[k][static_cast<int>(bucket)] += slot.value;
   return DrainListener::kNoTrace;
 }
 
@@ -113,8 +114,8 @@ void SampleAccounting::clear() {
   deepest_ = 0;
   kernelSampled_ = 0;
   kernelUnsampled_ = 0;
-  allocBytes_ = 0;
-  allocFailedBytes_.fill(0);
+  recordedValue_.fill(0);
+  for (auto& f : failedValue_) f.fill(0);
   schedule_.fill(0);
   perThread_.clear();
   failuresBy_.clear();

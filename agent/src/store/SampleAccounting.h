@@ -54,10 +54,11 @@ class SampleAccounting {
   // time that perf did not let candor sample (estimated from the thread's CPU clock).
   uint64_t kernelSampled() const { return kernelSampled_; }
   uint64_t kernelUnsampled() const { return kernelUnsampled_; }
-  // Allocation samples: the bytes recorded samples stand for, and those of failed ones by bucket
-  // (the store counts an allocation stack in bytes; every other count here is in samples).
-  uint64_t allocBytes() const { return allocBytes_; }
-  const std::array<uint64_t, kBuckets>& allocFailedBytes() const { return allocFailedBytes_; }
+  // Value kinds (isValueKind: allocations, locks): what recorded samples stand for (bytes, ns),
+  // and failed ones by bucket. The store counts their stacks in that value; every other count
+  // here is in samples.
+  uint64_t recordedValue(SampleKind k) const { return recordedValue_[static_cast<int>(k)]; }
+  uint64_t failedValue(SampleKind k, Bucket b) const { return failedValue_[static_cast<int>(k)][static_cast<int>(b)]; }
   uint64_t samplesInState(SampleKind k, ThreadState s) const { return states_[static_cast<int>(k)][static_cast<int>(s)]; }
   const LatencyHistogram& latency(SampleKind k) const { return latency_[static_cast<int>(k)]; }
   // Time candor's handler spent per tick, for ticks whose producer measured it.
@@ -88,7 +89,7 @@ class SampleAccounting {
   };
   // `frames`: the slot's stack, in the slot or in its spill buffer.
   uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
-  uint32_t landAllocation(const SampleSlot& slot, const ASGCT_CallFrame* frames);
+  uint32_t landValued(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
 
   TraceStore& store_;
   DrainListener* listener_ = nullptr;
@@ -103,8 +104,8 @@ class SampleAccounting {
   uint64_t deepest_ = 0;
   uint64_t kernelSampled_ = 0;
   uint64_t kernelUnsampled_ = 0;
-  uint64_t allocBytes_ = 0;
-  std::array<uint64_t, kBuckets> allocFailedBytes_{};
+  std::array<uint64_t, kKinds> recordedValue_{};
+  std::array<std::array<uint64_t, kBuckets>, kKinds> failedValue_{};
   std::unordered_map<int, ThreadTicks> perThread_;
   std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome

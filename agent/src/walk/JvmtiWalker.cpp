@@ -37,28 +37,29 @@ void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t i
   ring_.publish_signalSafe(slot);
 }
 
-void JvmtiWalker::recordAlloc(int tid, const jvmtiFrameInfo* frames, int count, jvmtiError error, uint32_t classId,
-                              uint64_t bytes, bool cut) {
-  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kAlloc);
-  if (slot == nullptr) {  // counted as a dropped sample; the bytes it stood for are counted too
-    addPlain(counters_.allocDroppedBytes, bytes);
+void JvmtiWalker::recordValued(int tid, SampleKind kind, ThreadState state, const jvmtiFrameInfo* frames, int count,
+                               jvmtiError error, uint32_t classId, uint64_t value, bool cut) {
+  SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, kind);
+  if (slot == nullptr) {  // counted as a dropped sample; the bytes or ns it stood for are counted too
+    addPlain(counters_.droppedValue[static_cast<int>(kind)], value);
     return;
   }
   slot->tid = tid;
-  slot->kind = static_cast<uint8_t>(SampleKind::kAlloc);
-  slot->state = static_cast<uint8_t>(ThreadState::kRunning);
+  slot->kind = static_cast<uint8_t>(kind);
+  slot->state = static_cast<uint8_t>(state);
   slot->timeNs = monotonicNs();
   slot->latencyNs = -1;
-  slot->bytes = bytes;
+  slot->value = value;
   if (error == JVMTI_ERROR_WRONG_PHASE || error == JVMTI_ERROR_THREAD_NOT_ALIVE) {
     slot->numFrames = -8;  // thread_exit
   } else if (error != JVMTI_ERROR_NONE) {
     slot->numFrames = -7;  // unknown_state
   } else {
-    // The allocated class is the innermost frame, above the method that allocated it.
+    // The allocated or locked class is the innermost frame, above the method that allocated
+    // or waited.
     slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* out, int32_t max) {
       if (max < 1) return 0;
-      out[0].lineno = kAllocClassBci;
+      out[0].lineno = kObjectClassBci;
       out[0].method_id = reinterpret_cast<jmethodID>(static_cast<uintptr_t>(classId));
       int n = std::min<int>(count, max - 1);
       for (int i = 0; i < n; i++) {

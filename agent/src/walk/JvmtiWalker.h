@@ -1,5 +1,6 @@
 // Stacks taken by JVMTI from the sampler thread (event=safepoint, event=handshake), wall
-// samples repeated without a signal, and allocation samples (on the allocating thread). Ordinary thread: JVMTI calls may block and allocate. The
+// samples repeated without a signal, and allocation and lock samples (on the thread they are
+// about). Ordinary thread: JVMTI calls may block and allocate. The
 // results go through the same ring and accounting as signal-handler samples.
 #pragma once
 #include <jvmti.h>
@@ -20,8 +21,8 @@ class JvmtiWalker : public JvmtiSampleSink {
   void record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs, const jvmtiFrameInfo* frames,
               int count, jvmtiError error, bool cut = false) override;
   void recordRepeat(int tid, ThreadState state, uint64_t intendedNs) override;
-  void recordAlloc(int tid, const jvmtiFrameInfo* frames, int count, jvmtiError error, uint32_t classId,
-                   uint64_t bytes, bool cut) override;
+  void recordValued(int tid, SampleKind kind, ThreadState state, const jvmtiFrameInfo* frames, int count,
+                    jvmtiError error, uint32_t classId, uint64_t value, bool cut) override;
 
  private:
   SampleRing& ring_;

@@ -31,7 +31,7 @@ inline SampleSlot* claimOrDrop_signalSafe(SampleRing& ring, HandlerCounters& cou
     addPlain(counters.dropped[static_cast<int>(kind)], uint64_t{weight});
   } else {
     slot->weight = weight;
-    slot->bytes = 0;
+    slot->value = 0;
   }
   return slot;
 }

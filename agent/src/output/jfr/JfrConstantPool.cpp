@@ -113,7 +113,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   for (uint32_t t : traces) {
     for (const StoredFrame& f : src.store->frames(t)) {
       // JFR has a truncated flag instead; an allocation's class is its event's objectClass
-      if (f.bci == kTruncatedFrameBci || f.bci == kAllocClassBci) continue;
+      if (f.bci == kTruncatedFrameBci || f.bci == kObjectClassBci) continue;
       FrameKind kind = src.names->kind(f);
       const MethodInfo& info = src.names->method(f);
       MethodUse* m = methods.add(methodId(f, info, kind), MethodUse{});
@@ -181,7 +181,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
       std::vector<StoredFrame> frames = src.store->frames(t);
       bool truncated = !frames.empty() && frames.back().bci == kTruncatedFrameBci;
       if (truncated) frames.pop_back();
-      if (!frames.empty() && frames.front().bci == kAllocClassBci) frames.erase(frames.begin());
+      if (!frames.empty() && frames.front().bci == kObjectClassBci) frames.erase(frames.begin());
       p.putVarLong(traceKey(t));
       p.putBool(truncated || (src.maxDepth > 0 && frames.size() >= src.maxDepth));
       p.putVarInt(static_cast<int32_t>(frames.size()));

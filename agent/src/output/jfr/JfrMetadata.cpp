@@ -136,6 +136,23 @@ Element buildRoot() {
                    .add(field("objectClass", kClass, "Object Class", kCpool))
                    .add(field("weight", kLong, "Sample Weight", 0,
                               "bytes allocated that this sample stands for (an estimate: size / (1 - exp(-size/interval)))")));
+  // As the JDK writes them (a subset of their fields): the duration is the time waited, the
+  // class the lock's (engine/LockSampler.h).
+  auto lockEvent = [](const char* name, TypeId id, const char* label, const char* description,
+                      const char* classField, const char* classLabel) {
+    return event(name, id, label, description, {"Java Application"})
+        .add(field("startTime", kLong, "Start Time", kTicks))
+        .add(field("duration", kLong, "Duration", kNanos))
+        .add(field("eventThread", kThread, "Event Thread", kCpool))
+        .add(field("stackTrace", kStackTrace, "Stack Trace", kCpool))
+        .add(field(classField, kClass, classLabel, kCpool));
+  };
+  metadata.add(lockEvent("jdk.JavaMonitorEnter", kJavaMonitorEnter, "Java Monitor Blocked",
+                         "A wait to enter a contended synchronized block, recorded by candor (lock=)", "monitorClass",
+                         "Monitor Class"));
+  metadata.add(lockEvent("jdk.ThreadPark", kThreadPark, "Java Thread Park",
+                         "A park waiting for a java.util.concurrent lock, recorded by candor (lock=)", "parkedClass",
+                         "Class Parked On"));
   metadata.add(event("candor.FailedTick", kFailedTick, "Failed Tick",
                      "A tick that produced no Java stack, in its named failure bucket; "
                      "samples (of every kind) + failed ticks + dropped = ticks",

@@ -113,17 +113,27 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
   if (kind == SampleKind::kWall) lastWallCode_[slot.tid] = code;
 
   scratch_.clear();
-  if (traceId != kNoTrace && kind == SampleKind::kAlloc) {
+  if (traceId != kNoTrace && isValueKind(kind)) {
     // The class is the trace's innermost frame (walk/JvmtiWalker); JFR names it in the event.
     const StoredFrame& leaf = store_.frame(traceId);
     std::string sig = ClassNames::instance().signature(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(leaf.method)));
     std::string internal = sig.size() > 2 && sig.front() == 'L' && sig.back() == ';' ? sig.substr(1, sig.size() - 2) : sig;
-    scratch_.putVarLong(jfr::kObjectAllocationSample);
-    scratch_.putVarLong(slot.timeNs);
-    scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
-    scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
-    scratch_.putVarLong(pools_.useClass(internal.empty() ? "candor/UnknownClass" : internal));
-    scratch_.putVarLong(slot.bytes);
+    uint64_t classKey = pools_.useClass(internal.empty() ? "candor/UnknownClass" : internal);
+    if (kind == SampleKind::kAlloc) {
+      scratch_.putVarLong(jfr::kObjectAllocationSample);
+      scratch_.putVarLong(slot.timeNs);
+      scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
+      scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
+      scratch_.putVarLong(classKey);
+      scratch_.putVarLong(slot.value);
+    } else {  // a lock wait ends when the sample is taken: it began `value` ns earlier
+      scratch_.putVarLong(state == ThreadState::kParked ? jfr::kThreadPark : jfr::kJavaMonitorEnter);
+      scratch_.putVarLong(slot.timeNs - slot.value);
+      scratch_.putVarLong(slot.value);
+      scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
+      scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
+      scratch_.putVarLong(classKey);
+    }
     pools_.useTrace(traceId);
     pools_.useThread(slot.tid);
     events_.putEvent(scratch_);

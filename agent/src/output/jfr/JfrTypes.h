@@ -43,6 +43,8 @@ enum TypeId : uint64_t {
   kSafepointSample = 105,   // candor.SafepointSample (event=safepoint)
   kHandshakeSample = 106,   // candor.HandshakeSample (event=handshake)
   kObjectAllocationSample = 107,  // jdk.ObjectAllocationSample: one per recorded allocation sample (alloc=)
+  kJavaMonitorEnter = 108,  // jdk.JavaMonitorEnter: one per recorded monitor wait (lock=)
+  kThreadPark = 109,        // jdk.ThreadPark: one per recorded park on a java.util.concurrent lock (lock=)
 
   kLabel = 200,
   kCategory = 201,
@@ -63,7 +65,7 @@ enum FrameTypeId : uint32_t {
   kFrameKernel = 6,
 };
 
-// The event type of a recorded sample of each kind.
+// The event type of a recorded sample of each kind (a lock wait's depends on its state).
 inline TypeId sampleEventType(SampleKind k) {
   switch (k) {
     case SampleKind::kCpu: return kExecutionSample;
@@ -71,6 +73,7 @@ inline TypeId sampleEventType(SampleKind k) {
     case SampleKind::kSafepoint: return kSafepointSample;
     case SampleKind::kHandshake: return kHandshakeSample;
     case SampleKind::kAlloc: return kObjectAllocationSample;
+    case SampleKind::kLock: return kJavaMonitorEnter;
     case SampleKind::kCount: break;
   }
   return kExecutionSample;
