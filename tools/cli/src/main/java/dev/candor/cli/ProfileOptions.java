@@ -18,8 +18,9 @@ import java.util.regex.Pattern;
  */
 final class ProfileOptions {
 
-    private static final Set<String> EVENTS = Set.of("cpu", "ctimer", "itimer", "wall", "safepoint", "handshake", "alloc");
+    private static final Set<String> EVENTS = Set.of("cpu", "ctimer", "itimer", "wall", "safepoint", "handshake", "alloc", "lock");
     private static final Pattern INTERVAL = Pattern.compile("[0-9]+(ns|us|ms|s)?");
+    private static final Pattern SIZE = Pattern.compile("[0-9]+[kKmMgG]?");
     /** The extensions the agent writes (its outputFormatOf). */
     private static final List<String> FORMATS = List.of(".html", ".htm", ".collapsed", ".folded", ".txt", ".jfr",
             ".json");
@@ -28,8 +29,8 @@ final class ProfileOptions {
     CommandSpec spec;
 
     @Option(names = {"-e", "--event"}, paramLabel = "EVENT", order = 1,
-            description = "what takes samples: cpu, ctimer, itimer, wall, safepoint, handshake, alloc, or several: "
-                    + "cpu,wall,alloc (agent default: cpu)")
+            description = "what takes samples: cpu, ctimer, itimer, wall, safepoint, handshake, alloc, lock, or several: "
+                    + "cpu,wall,alloc,lock (agent default: cpu)")
     String event;
 
     @Option(names = {"-i", "--interval"}, paramLabel = "INTERVAL", order = 2,
@@ -44,13 +45,24 @@ final class ProfileOptions {
     @Option(names = "--stats", paramLabel = "FILE", order = 4, description = "also write the counters as JSON")
     String stats;
 
+    @Option(names = "--alloc", paramLabel = "SIZE", order = 5,
+            description = "sample allocations, one per SIZE bytes on average: N[k|m|g] (agent default: 512k); "
+                    + "without -e, allocations only")
+    String alloc;
+
+    @Option(names = "--lock", paramLabel = "DURATION", order = 6,
+            description = "record lock waits of at least DURATION: N[ns|us|ms|s] (agent default: 10us); "
+                    + "without -e, lock waits only")
+    String lock;
+
     @Option(names = "--agent-options", paramLabel = "STRING", order = 20,
             description = "more agent options, appended verbatim, e.g. threads,lines (see the agent's 'help')")
     String agentOptions;
 
     /** Whether any option that configures a session (not just output files) was given. */
     boolean anySessionOption() {
-        return event != null || interval != null || stats != null || agentOptions != null;
+        return event != null || interval != null || stats != null || agentOptions != null || alloc != null
+                || lock != null;
     }
 
     /** The validated agent option items, in order; paths resolved against BASE when it is not null. */
@@ -59,17 +71,31 @@ final class ProfileOptions {
         if (event != null) {
             for (String one : event.split("[,+]", -1)) {
                 if (!EVENTS.contains(one)) {
-                    throw usage("unknown event '" + one + "' (expected cpu, ctimer, itimer, wall, safepoint, handshake or"
-                            + " alloc; combine them as cpu,wall,alloc)");
+                    throw usage("unknown event '" + one + "' (expected cpu, ctimer, itimer, wall, safepoint, handshake,"
+                            + " alloc or lock; combine them as cpu,wall,alloc,lock)");
                 }
             }
             opts.add("event=" + event);
+        } else if (alloc != null || lock != null) {  // as async-profiler: --alloc or --lock alone profiles just that
+            opts.add("event=" + (alloc != null && lock != null ? "alloc,lock" : alloc != null ? "alloc" : "lock"));
         }
         if (interval != null) {
             if (!INTERVAL.matcher(interval).matches()) {
                 throw usage("invalid interval '" + interval + "' (expected N[ns|us|ms|s], e.g. 1ms)");
             }
             opts.add("interval=" + interval);
+        }
+        if (alloc != null) {
+            if (!SIZE.matcher(alloc).matches()) {
+                throw usage("invalid allocation interval '" + alloc + "' (expected N[k|m|g] bytes, e.g. 512k)");
+            }
+            opts.add("alloc=" + alloc);
+        }
+        if (lock != null) {
+            if (!INTERVAL.matcher(lock).matches()) {
+                throw usage("invalid lock threshold '" + lock + "' (expected N[ns|us|ms|s], e.g. 10us)");
+            }
+            opts.add("lock=" + lock);
         }
         opts.addAll(fileItems(base));
         if (stats != null) {

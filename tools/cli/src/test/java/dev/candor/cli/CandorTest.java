@@ -113,6 +113,22 @@ class CandorTest {
     }
 
     @Test
+    void allocAndLockOptions() {
+        var cl = Candor.commandLine(new PrintWriter(out), new PrintWriter(err));
+        Record alone = (Record) cl.parseArgs("record", "--lock", "5ms", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        assertEquals("start,event=lock,lock=5ms", alone.agentOptions());  // as async-profiler: just lock waits
+        Record both = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "--alloc", "256k", "--lock", "1ms", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        assertEquals("start,event=alloc,lock,alloc=256k,lock=1ms", both.agentOptions());
+        Record withCpu = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "-e", "cpu", "--lock", "1ms", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        assertEquals("start,event=cpu,lock=1ms", withCpu.agentOptions());
+    }
+
+    @Test
     void commandWithoutDoubleDashStopsOptionParsing() {
         var cl = Candor.commandLine(new PrintWriter(out), new PrintWriter(err));
         var parsed = cl.parseArgs("record", "-i", "1ms", "java", "-cp", "x", "-i", "Main");
