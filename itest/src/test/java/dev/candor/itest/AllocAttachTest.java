@@ -37,7 +37,7 @@ class AllocAttachTest {
         Path dir = Build.runDir("alloc-attach-" + jdk.label());
         Path truthFile = dir.resolve("truth.properties");
         Jvm.Started target = Jvm.of(jdk, dir).jvmArg("-XX:+EnableDynamicAgentLoading")
-                .main(AllocMix.class, truthFile.toString(), "8").start();
+                .main(AllocMix.class, truthFile.toString(), "15").start();  // outlives four attach clients on a busy machine
         Thread.sleep(1500);  // past the JVM's start: the workload allocates steadily
         String pid = Long.toString(target.process().pid());
 
