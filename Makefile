@@ -35,6 +35,7 @@ tools: deps
 	@cp demo/target/candor-demo.jar $(BUILD)/candor-demo.jar
 	@cp tools/cli/target/candor-cli.jar $(BUILD)/candor.jar
 	@cp tools/api/target/candor-api.jar $(BUILD)/candor-api.jar
+	@cp tools/jmh/target/candor-jmh.jar $(BUILD)/candor-jmh.jar
 	@install -m 755 tools/cli/candor.sh $(BUILD)/candor
 
 # A release to download and run: build/candor-VERSION-linux-x64.tar.gz (scripts/make-dist.sh).
