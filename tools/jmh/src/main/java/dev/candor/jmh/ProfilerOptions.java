@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * JVM with one line before any benchmark runs; the agent checks the rest when profiling starts.
  */
 public record ProfilerOptions(String event, String interval, String dir, List<Output> outputs, List<String> passThrough,
-                              boolean help) {
+                              boolean verbose, boolean help) {
 
     /** The files the profiler can write per benchmark; {@code html} and {@code txt} by default. */
     public enum Output {
@@ -42,7 +42,7 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
 
     /** One line for {@code -lprof}. */
     public static final String DESCRIPTION =
-            "candor: flame graph and summary of each benchmark's measurement iterations (options: help)";
+            "candor sampling profiler: flame graph and summary of each benchmark's measurement iterations (options: help)";
 
     public static final String HELP = String.join("\n",
             "candor JMH profiler: profiles each benchmark's measurement iterations (not warmup) and writes",
@@ -52,6 +52,7 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
             "  interval=TIME    CPU time between samples of a thread, e.g. 1ms (default: the agent's, 10ms)",
             "  dir=PATH         where the per-benchmark directories go (default: the current directory)",
             "  output=LIST      files per benchmark, any of html,txt,collapsed,jfr,json (default: html,txt)",
+            "  verbose          let the agent print its candor: lines (default: quiet, only errors)",
             "  NAME[=VALUE]     any other agent option, passed as it is, e.g. threads, lines, jitter=10",
             "  help             this text");
 
@@ -72,6 +73,7 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
         String dir = null;
         List<Output> outputs = null;
         List<String> passThrough = new ArrayList<>();
+        boolean verbose = false;
         boolean help = false;
         for (String raw : (initLine == null ? "" : initLine).split(";")) {
             String item = raw.strip();
@@ -83,6 +85,7 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
             String value = eq < 0 ? null : item.substring(eq + 1).strip();
             switch (name) {
                 case "help" -> help = true;
+                case "verbose" -> verbose = true;
                 case "event" -> event = once(name, event, required(name, value));
                 case "interval" -> {
                     interval = once(name, interval, required(name, value));
@@ -107,12 +110,13 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
             }
         }
         return new ProfilerOptions(event == null ? DEFAULT_EVENT : event, interval, dir == null ? "." : dir,
-                outputs == null ? List.of(Output.HTML, Output.TXT) : outputs, List.copyOf(passThrough), help);
+                outputs == null ? List.of(Output.HTML, Output.TXT) : outputs, List.copyOf(passThrough), verbose, help);
     }
 
     /**
      * The agent's option string for one benchmark (without the start command): the event, the
-     * interval when given, the passed-through options, a title (unless one was passed), and one {@code file=} per output
+     * interval when given, {@code quiet} unless verbose (the agent's log lines would land inside
+     * JMH's iteration lines), the passed-through options, a title (unless one was passed), and one {@code file=} per output
      * in TRIAL_DIR. Paths must not hold ',' (JMH's directory names never do: it URL-encodes them).
      */
     public String agentOptions(Path trialDir, String title) {
@@ -120,6 +124,9 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
         items.add("event=" + event);
         if (interval != null) {
             items.add("interval=" + interval);
+        }
+        if (!verbose) {
+            items.add("quiet");
         }
         items.addAll(passThrough);
         if (passThrough.stream().noneMatch(s -> s.startsWith("title="))) {

@@ -23,6 +23,7 @@ class ProfilerOptionsTest {
             assertEquals(".", o.dir());
             assertEquals(List.of(ProfilerOptions.Output.HTML, ProfilerOptions.Output.TXT), o.outputs());
             assertEquals(List.of(), o.passThrough());
+            assertFalse(o.verbose());
             assertFalse(o.help());
         }
     }
@@ -40,7 +41,7 @@ class ProfilerOptionsTest {
     void agentOptionsNameOneFilePerOutput() {
         ProfilerOptions o = ProfilerOptions.parse("interval=1ms;output=html,txt,collapsed,json;threads");
         Path dir = Path.of("/out/b.B.m-Throughput");
-        assertEquals("event=cpu,interval=1ms,threads,title=b.B.m (thrpt size=1;2),"
+        assertEquals("event=cpu,interval=1ms,quiet,threads,title=b.B.m (thrpt size=1;2),"
                         + "file=/out/b.B.m-Throughput/flame-cpu.html,file=/out/b.B.m-Throughput/summary-cpu.txt,"
                         + "file=/out/b.B.m-Throughput/collapsed-cpu.collapsed,stats=/out/b.B.m-Throughput/stats-cpu.json",
                 o.agentOptions(dir, "b.B.m (thrpt size=1,2)"));
@@ -52,12 +53,13 @@ class ProfilerOptionsTest {
         assertEquals("cpu,alloc", o.event());
         assertEquals(List.of(Path.of("d/flame-cpu+alloc.html"), Path.of("d/summary-cpu+alloc.txt")),
                 o.files(Path.of("d")));
-        assertTrue(o.agentOptions(Path.of("d"), "t").startsWith("event=cpu,alloc,title=t,"));
+        assertTrue(o.agentOptions(Path.of("d"), "t").startsWith("event=cpu,alloc,quiet,title=t,"));
     }
 
     @Test
     void aPassedTitleWins() {
-        ProfilerOptions o = ProfilerOptions.parse("title=mine");
+        ProfilerOptions o = ProfilerOptions.parse("title=mine;verbose");
+        assertTrue(o.verbose());
         assertEquals("event=cpu,title=mine,file=d/flame-cpu.html,file=d/summary-cpu.txt",
                 o.agentOptions(Path.of("d"), "theirs"));
     }
