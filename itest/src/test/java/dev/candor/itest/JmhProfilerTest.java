@@ -107,6 +107,25 @@ class JmhProfilerTest {
     }
 
     @Test
+    void eachForkItsOwnFilesAndWarmupForksNone() throws Exception {
+        Jdks.Jdk jdk = Targets.client();
+        Path dir = Build.runDir("jmh-forks");
+        Path out = dir.resolve("prof");
+        Jvm.Result run = jmh(jdk, dir, "dev.candor.itest.jmh.SpinBenchmark", "-wf", "1", "-f", "2", "-foe", "true",
+                "-wi", "1", "-w", "200ms", "-i", "1", "-r", "300ms", "-prof", PROFILER + ":interval=1ms;dir=" + out)
+                .run(Duration.ofSeconds(180));
+        assertEquals(0, run.exitCode(), run.describe());
+        Path trial = out.resolve("dev.candor.itest.jmh.SpinBenchmark.spin-Throughput");
+        Set<String> files = list(trial);
+        Figures.line("jmh -wf 1 -f 2: " + files);
+        assertEquals(Set.of("flame-cpu-fork1.html", "flame-cpu-fork2.html", "summary-cpu-fork1.txt",
+                "summary-cpu-fork2.txt"), files, run.describe());
+        for (String f : List.of("summary-cpu-fork1.txt", "summary-cpu-fork2.txt")) {
+            assertEquals(SpinBenchmark.HOT, TrialSummary.read(trial.resolve(f)).topSelf, f);
+        }
+    }
+
+    @Test
     void optionErrorsAndHelpBeforeAnyFork() throws Exception {
         Jdks.Jdk jdk = Targets.client();
         Path dir = Build.runDir("jmh-options");

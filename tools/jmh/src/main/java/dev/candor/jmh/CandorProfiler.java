@@ -35,6 +35,7 @@ import java.util.List;
 public final class CandorProfiler implements InternalProfiler, ExternalProfiler {
 
     private final ProfilerOptions options;
+    private final Forks forks = new Forks(); // host side: numbers the forks it launches
     private Trial trial; // the benchmark being run; a JVM may run several (fork 0)
 
     /** What JMH calls, with the text after {@code CandorProfiler:}. */
@@ -68,7 +69,12 @@ public final class CandorProfiler implements InternalProfiler, ExternalProfiler 
             trial = new Trial(benchmark.id());
             Candor.status(); // loads the agent now, outside any measured iteration
         }
-        if (iteration.getType() == IterationType.MEASUREMENT && !trial.started) {
+        if (iteration.getType() == IterationType.MEASUREMENT && !trial.started && !trial.done) {
+            String suffix = Forks.suffix(System.getProperty(Forks.PROPERTY), benchmark.getForks());
+            if (suffix == null) {
+                trial.done = true; // a warmup fork (-wf): its results are discarded, so is its profile
+                return;
+            }
             Path dir = TrialDir.of(Path.of(options.dir()).toAbsolutePath().normalize(), benchmark);
             try {
                 Files.createDirectories(dir);
@@ -76,14 +82,14 @@ public final class CandorProfiler implements InternalProfiler, ExternalProfiler 
                 throw new IllegalStateException("candor: cannot create " + dir + ": " + e.getMessage(), e);
             }
             try {
-                Candor.start(options.agentOptions(dir, TrialDir.title(benchmark)));
+                Candor.start(options.agentOptions(dir, suffix, TrialDir.title(benchmark)));
             } catch (RuntimeException e) {
                 // the agent's own one-line reason (an unknown option, profiling already running)
                 throw new IllegalStateException("candor: cannot start profiling " + benchmark.getBenchmark() + ": "
                         + e.getMessage(), e);
             }
             trial.started = true;
-            trial.files = options.files(dir);
+            trial.files = options.files(dir, suffix);
         }
     }
 
@@ -99,12 +105,15 @@ public final class CandorProfiler implements InternalProfiler, ExternalProfiler 
         }
         Candor.stop(); // writes the files
         trial.started = false;
+        trial.done = true;
         return List.of(new TextResult(ResultText.of(trial.files), "candor"));
     }
 
     @Override
     public Collection<String> addJVMOptions(BenchmarkParams params) {
         List<String> args = new ArrayList<>();
+        // JMH asks once per fork it launches: tell the fork which one it is
+        args.add("-D" + Forks.PROPERTY + "=" + forks.next(params.id(), params.getWarmupForks()));
         // Debug info at every pc of compiled code, not only at safepoints: samples are charged to
         // the method that ran, also for code compiled during warmup, before the agent loaded
         // (the agent's JVMTI capability turns this on only for code compiled after it loads).
@@ -158,6 +167,7 @@ public final class CandorProfiler implements InternalProfiler, ExternalProfiler 
     private static final class Trial {
         final String id;
         boolean started;
+        boolean done;
         int measured;
         List<Path> files = List.of();
 

@@ -32,9 +32,9 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
             this.extension = extension;
         }
 
-        /** The file name for this event, e.g. {@code flame-cpu.html}. */
-        public String fileName(String event) {
-            return prefix + "-" + event.replace(',', '+') + extension;
+        /** The file name for this event and fork suffix, e.g. {@code flame-cpu.html}, {@code flame-cpu-fork2.html}. */
+        public String fileName(String event, String suffix) {
+            return prefix + "-" + event.replace(',', '+') + suffix + extension;
         }
     }
 
@@ -46,7 +46,8 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
 
     public static final String HELP = String.join("\n",
             "candor JMH profiler: profiles each benchmark's measurement iterations (not warmup) and writes",
-            "DIR/<benchmark>-<mode>[-<param>-<value>...]/flame-EVENT.html and summary-EVENT.txt.",
+            "DIR/<benchmark>-<mode>[-<param>-<value>...]/flame-EVENT.html and summary-EVENT.txt",
+            "(flame-EVENT-forkN.html ... with several forks; warmup forks are not profiled).",
             "Usage: -prof dev.candor.jmh.CandorProfiler[:option;option...]",
             "  event=EVENT      what takes samples: cpu (default), ctimer, itimer, wall, alloc; or several: event=cpu,alloc",
             "  interval=TIME    CPU time between samples of a thread, e.g. 1ms (default: the agent's, 10ms)",
@@ -116,10 +117,11 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
     /**
      * The agent's option string for one benchmark (without the start command): the event, the
      * interval when given, {@code quiet} unless verbose (the agent's log lines would land inside
-     * JMH's iteration lines), the passed-through options, a title (unless one was passed), and one {@code file=} per output
-     * in TRIAL_DIR. Paths must not hold ',' (JMH's directory names never do: it URL-encodes them).
+     * JMH's iteration lines), the passed-through options, a title (unless one was passed), and
+     * one {@code file=} per output in TRIAL_DIR, named with the fork's SUFFIX. Paths must not
+     * hold ',' (JMH's directory names never do: it URL-encodes them).
      */
-    public String agentOptions(Path trialDir, String title) {
+    public String agentOptions(Path trialDir, String suffix, String title) {
         List<String> items = new ArrayList<>();
         items.add("event=" + event);
         if (interval != null) {
@@ -132,17 +134,17 @@ public record ProfilerOptions(String event, String interval, String dir, List<Ou
         if (passThrough.stream().noneMatch(s -> s.startsWith("title="))) {
             items.add("title=" + title.replace(',', ';'));
         }
-        for (Path f : files(trialDir)) {
+        for (Path f : files(trialDir, suffix)) {
             items.add((f.toString().endsWith(".json") ? "stats=" : "file=") + f);
         }
         return String.join(",", items);
     }
 
-    /** The files written for one benchmark, in the order of {@link #outputs()}. */
-    public List<Path> files(Path trialDir) {
+    /** The files written for one benchmark (and fork: SUFFIX), in the order of {@link #outputs()}. */
+    public List<Path> files(Path trialDir, String suffix) {
         List<Path> files = new ArrayList<>();
         for (Output o : outputs) {
-            files.add(trialDir.resolve(o.fileName(event)));
+            files.add(trialDir.resolve(o.fileName(event, suffix)));
         }
         return files;
     }

@@ -44,7 +44,7 @@ class ProfilerOptionsTest {
         assertEquals("event=cpu,interval=1ms,quiet,threads,title=b.B.m (thrpt size=1;2),"
                         + "file=/out/b.B.m-Throughput/flame-cpu.html,file=/out/b.B.m-Throughput/summary-cpu.txt,"
                         + "file=/out/b.B.m-Throughput/collapsed-cpu.collapsed,stats=/out/b.B.m-Throughput/stats-cpu.json",
-                o.agentOptions(dir, "b.B.m (thrpt size=1,2)"));
+                o.agentOptions(dir, "", "b.B.m (thrpt size=1,2)"));
     }
 
     @Test
@@ -52,8 +52,16 @@ class ProfilerOptionsTest {
         ProfilerOptions o = ProfilerOptions.parse("event=cpu,alloc");
         assertEquals("cpu,alloc", o.event());
         assertEquals(List.of(Path.of("d/flame-cpu+alloc.html"), Path.of("d/summary-cpu+alloc.txt")),
-                o.files(Path.of("d")));
-        assertTrue(o.agentOptions(Path.of("d"), "t").startsWith("event=cpu,alloc,quiet,title=t,"));
+                o.files(Path.of("d"), ""));
+        assertTrue(o.agentOptions(Path.of("d"), "", "t").startsWith("event=cpu,alloc,quiet,title=t,"));
+    }
+
+    @Test
+    void forksNameTheirFiles() {
+        ProfilerOptions o = ProfilerOptions.parse("");
+        assertEquals(List.of(Path.of("d/flame-cpu-fork2.html"), Path.of("d/summary-cpu-fork2.txt")),
+                o.files(Path.of("d"), "-fork2"));
+        assertTrue(o.agentOptions(Path.of("d"), "-fork2", "t").endsWith(",file=d/flame-cpu-fork2.html,file=d/summary-cpu-fork2.txt"));
     }
 
     @Test
@@ -61,7 +69,7 @@ class ProfilerOptionsTest {
         ProfilerOptions o = ProfilerOptions.parse("title=mine;verbose");
         assertTrue(o.verbose());
         assertEquals("event=cpu,title=mine,file=d/flame-cpu.html,file=d/summary-cpu.txt",
-                o.agentOptions(Path.of("d"), "theirs"));
+                o.agentOptions(Path.of("d"), "", "theirs"));
     }
 
     @Test
