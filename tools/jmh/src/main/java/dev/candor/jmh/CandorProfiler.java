@@ -67,7 +67,11 @@ public final class CandorProfiler implements InternalProfiler, ExternalProfiler 
                 Candor.stop(); // the last benchmark failed before its last iteration ended
             }
             trial = new Trial(benchmark.id());
-            Candor.status(); // loads the agent now, outside any measured iteration
+            try {
+                Candor.status(); // loads the agent now, outside any measured iteration
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("candor: " + e.getMessage(), e); // no agent, or it cannot load
+            }
         }
         if (iteration.getType() == IterationType.MEASUREMENT && !trial.started && !trial.done) {
             String suffix = Forks.suffix(System.getProperty(Forks.PROPERTY), benchmark.getForks());
@@ -103,9 +107,14 @@ public final class CandorProfiler implements InternalProfiler, ExternalProfiler 
         if (trial.measured < iteration.getCount()) {
             return List.of();
         }
-        Candor.stop(); // writes the files
         trial.started = false;
         trial.done = true;
+        try {
+            Candor.stop(); // writes the files
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("candor: cannot write the profile of " + benchmark.getBenchmark() + ": "
+                    + e.getMessage(), e);
+        }
         return List.of(new TextResult(ResultText.of(trial.files), "candor"));
     }
 
