@@ -15,15 +15,16 @@ src="$(cd "$(dirname "$0")/.." && pwd)"
 name="candor-$version-linux-x64"
 out="$build/dist"
 stage="$out/$name"
-for f in stripped/libcandor.so stripped/libcandor.so.debug candor.jar candor-api.jar candor-demo.jar; do
+for f in stripped/libcandor.so stripped/libcandor.so.debug candor.jar candor-api.jar candor-jmh.jar candor-demo.jar; do
   [ -f "$build/$f" ] || { echo "candor: $build/$f not found (run make)" >&2; exit 3; }
 done
 rm -rf "$out"
 mkdir -p "$stage/bin" "$stage/lib" "$stage/demo" "$stage/licenses"
 install -m 755 "$src/tools/cli/candor.sh" "$stage/bin/candor"
 install -m 755 "$build/stripped/libcandor.so" "$stage/lib/libcandor.so"
-install -m 644 "$build/candor.jar" "$build/candor-api.jar" "$stage/lib/"
+install -m 644 "$build/candor.jar" "$build/candor-api.jar" "$build/candor-jmh.jar" "$stage/lib/"
 install -m 644 "$src/tools/api/target/candor-api.pom" "$stage/lib/candor-api.pom"
+install -m 644 "$src/tools/jmh/target/candor-jmh.pom" "$stage/lib/candor-jmh.pom"
 install -m 644 "$build/candor-demo.jar" "$stage/demo/candor-demo.jar"
 install -m 644 "$src/README.md" "$stage/README.md"
 printf 'candor %s (commit %s)\n' "$version" "$commit" > "$stage/VERSION"
@@ -44,8 +45,8 @@ lib/candor.jar bundles:
 | FastDoubleParser (inside jackson-core) | as bundled by Jackson | MIT and Apache License 2.0 | FastDoubleParser-LICENSE, FastDoubleParser-NOTICE, thirdparty-LICENSE |
 
 lib/libcandor.so links the C++ runtime statically (libstdc++, libgcc: GPL v3 with the GCC Runtime
-Library Exception) and uses no other third-party code. lib/candor-api.jar and demo/candor-demo.jar
-bundle nothing but candor (candor-api.jar carries lib/libcandor.so).
+Library Exception) and uses no other third-party code. lib/candor-api.jar, lib/candor-jmh.jar and
+demo/candor-demo.jar bundle nothing but candor (candor-api.jar carries lib/libcandor.so).
 NOTICES
 
 tar -C "$out" -czf "$build/$name.tar.gz" "$name"

@@ -89,6 +89,11 @@ class DistTest {
         }
         String pom = Files.readString(home.resolve("lib/candor-api.pom"));
         assertTrue(pom.contains("<artifactId>candor-api</artifactId>") && !pom.contains("<parent>"), pom);
+        // the JMH profiler beside it, its POM standing alone too and naming candor-api
+        assertTrue(Files.isRegularFile(home.resolve("lib/candor-jmh.jar")), "no lib/candor-jmh.jar");
+        String jmhPom = Files.readString(home.resolve("lib/candor-jmh.pom"));
+        assertTrue(jmhPom.contains("<artifactId>candor-jmh</artifactId>") && !jmhPom.contains("<parent>")
+                && jmhPom.contains("<artifactId>candor-api</artifactId>"), jmhPom);
         assertTrue(Files.readString(home.resolve("licenses/THIRD-PARTY-NOTICES.md")).contains("picocli"));
 
         // the demo, profiled by the release alone
