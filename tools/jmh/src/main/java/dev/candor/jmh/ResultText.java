@@ -24,8 +24,20 @@ final class ResultText {
         for (Path f : files) {
             sb.append("  ").append(f).append(Files.exists(f) ? "" : "  (not written; see the candor: lines above)")
                     .append('\n');
+            Path bytes = allocCompanion(f);
+            if (Files.exists(bytes)) {
+                sb.append("  ").append(bytes).append('\n');
+            }
         }
         return sb.toString();
+    }
+
+    // With alloc beside a time event the agent writes the bytes profile next to each file:
+    // x.html -> x-alloc.html (the summary holds both).
+    static Path allocCompanion(Path file) {
+        String name = file.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return file.resolveSibling(name.substring(0, dot) + "-alloc" + name.substring(dot));
     }
 
     // The summary's "Top methods by self time" heading, column header and first rows, or nothing.
