@@ -185,6 +185,9 @@ bool Profiler::start(const Options& options, std::string* why) {
     ring_ = std::move(ring);
     store_.clear();
     accounting_.clear();
+    bool page = false;  // the timeline is for the flame graph page only
+    for (const std::string& path : options.files) page = page || outputFormatOf(path) == OutputFormat::kHtml;
+    if (page || options.files.empty()) accounting_.timeline().start(monotonicNs());
     if (options.sampler != SamplerMode::kNone) {
       SampleKind kind = options.sampler == SamplerMode::kWall        ? SampleKind::kWall
                         : options.sampler == SamplerMode::kSafepoint ? SampleKind::kSafepoint

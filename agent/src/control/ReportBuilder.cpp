@@ -183,40 +183,49 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   // (a lock's by state too: monitor or parked).
   std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> mapped[3];  // per snapshot: root -> store node -> node
   std::vector<uint32_t> pending;
-  for (const auto& [key, count] : store.counts()) {
-    bool valued = isValueKind(key.kind);
-    ProfileSnapshot& snap = valued ? valueProfile(key.kind).snapshot : timeSnap;
+  auto snapshotOf = [&](SampleKind kind) -> ProfileSnapshot& {
+    return isValueKind(kind) ? valueProfile(kind).snapshot : timeSnap;
+  };
+  // The snapshot node of a trace sampled on `tid` in `state`: under its root frames.
+  auto traceNode = [&](SampleKind kind, int32_t tid, ThreadState state, uint32_t trace) {
+    bool valued = isValueKind(kind);
+    ProfileSnapshot& snap = snapshotOf(kind);
     uint32_t root = 0;
-    if (splitKinds && !valued) root = snap.childOf(root, kindFrame(key.kind));
-    if (uint32_t jvmThread = jvmThreadFrame(snap, key.tid); jvmThread != ProfileSnapshot::kNone) root = snap.childOf(root, jvmThread);
-    if (options.threads) root = snap.childOf(root, threadFrame(snap, key.tid));
-    if (options.states && key.kind != SampleKind::kAlloc) {
-      root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
+    if (splitKinds && !valued) root = snap.childOf(root, kindFrame(kind));
+    if (uint32_t jvmThread = jvmThreadFrame(snap, tid); jvmThread != ProfileSnapshot::kNone) root = snap.childOf(root, jvmThread);
+    if (options.threads) root = snap.childOf(root, threadFrame(snap, tid));
+    if (options.states && kind != SampleKind::kAlloc) {
+      root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(state) + "]", kKindThread));
     }
-    int which = key.kind == SampleKind::kAlloc ? 1 : key.kind == SampleKind::kLock ? 2 : 0;
+    int which = kind == SampleKind::kAlloc ? 1 : kind == SampleKind::kLock ? 2 : 0;
     std::unordered_map<uint32_t, uint32_t>& nodeOf = mapped[which][root];
     nodeOf.emplace(0, root);
     pending.clear();
-    uint32_t n = key.trace;
+    uint32_t n = trace;
     for (; nodeOf.find(n) == nodeOf.end(); n = store.parent(n)) pending.push_back(n);
     uint32_t node = nodeOf[n];
     for (auto p = pending.rbegin(); p != pending.rend(); ++p) {
       node = snap.childOf(node, frameFor(snap, names, store.frame(*p), options.lines));
       nodeOf[*p] = node;
     }
-    snap.addSamples(node, count);
-  }
+    return node;
+  };
   // Failures stay under the roots of the thread they hit (its JVM kind; with split=, the thread
-  // and state); identical frame lists add up in the snapshot.
-  for (const auto& [key, n] : accounting.failuresByThread()) {
-    std::vector<uint32_t> frames;
-    if (splitKinds) frames.push_back(kindFrame(key.kind));
-    if (uint32_t jvmThread = jvmThreadFrame(timeSnap, key.tid); jvmThread != ProfileSnapshot::kNone) frames.push_back(jvmThread);
-    if (options.threads) frames.push_back(threadFrame(timeSnap, key.tid));
-    if (options.states) frames.push_back(timeSnap.intern(std::string("[state=") + threadStateName(key.state) + "]", kKindThread));
-    frames.push_back(timeSnap.intern(std::string("[") + bucketName(key.bucket) + "]", kKindFailure));
-    timeSnap.addStack(std::move(frames), n);
+  // and state).
+  auto failureNode = [&](SampleKind kind, int32_t tid, ThreadState state, Bucket bucket) {
+    uint32_t node = 0;
+    if (splitKinds) node = timeSnap.childOf(node, kindFrame(kind));
+    if (uint32_t jvmThread = jvmThreadFrame(timeSnap, tid); jvmThread != ProfileSnapshot::kNone) node = timeSnap.childOf(node, jvmThread);
+    if (options.threads) node = timeSnap.childOf(node, threadFrame(timeSnap, tid));
+    if (options.states) {
+      node = timeSnap.childOf(node, timeSnap.intern(std::string("[state=") + threadStateName(state) + "]", kKindThread));
+    }
+    return timeSnap.childOf(node, timeSnap.intern(std::string("[") + bucketName(bucket) + "]", kKindFailure));
+  };
+  for (const auto& [key, count] : store.counts()) {
+    snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.trace), count);
   }
+  for (const auto& [key, n] : accounting.failuresByThread()) timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.bucket), n);
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
     if (totals.dropped[k] > 0 && !isValueKind(kind)) {  // a dropped tick never reached the ring: no thread known
@@ -252,6 +261,56 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
     if (v.dropped > 0) v.snapshot.addStack({v.snapshot.intern("[dropped]", kKindFailure)}, v.dropped);
   }
+  // The page's timeline: each logged (column, thread, trace or failure) as a node of the main
+  // snapshot. Only samples of the main profile's kinds: side profiles (x-alloc.html) have none.
+  const TimelineLog& log = accounting.timeline();
+  if (log.enabled() && !log.entries().empty()) {
+    bool timeMain = options.cpuEngine || options.sampler != SamplerMode::kNone;
+    SampleKind valueMain = options.alloc ? SampleKind::kAlloc : SampleKind::kLock;
+    TimelineData& t = r.timeline;
+    t.bucketNs = log.bucketNs();
+    std::unordered_map<int32_t, int32_t> threadIndex;
+    for (const auto& [key, weight] : log.entries()) {
+      if (timeMain ? isValueKind(key.kind) : key.kind != valueMain) continue;
+      if (key.trace == TimelineLog::kNoTrace && isValueKind(key.kind)) continue;  // failed values: no thread roots
+      uint32_t node = key.trace != TimelineLog::kNoTrace ? traceNode(key.kind, key.tid, key.state, key.trace)
+                                                        : failureNode(key.kind, key.tid, key.state, key.failure);
+      auto [it, isNew] = threadIndex.try_emplace(key.tid, static_cast<int32_t>(t.threads.size()));
+      if (isNew) {
+        auto rec = byTid.find(key.tid);
+        t.threads.push_back((rec != byTid.end() ? rec->second->name : "?") + " tid=" + std::to_string(key.tid));
+      }
+      t.column.push_back(key.bucket);
+      t.thread.push_back(it->second);
+      t.node.push_back(node);
+      t.weight.push_back(weight);
+    }
+    // Dropped ticks reached no thread and no time (nor did failed allocation and lock samples in
+    // their profiles): records without either, so the page's totals still agree.
+    auto untimed = [&](uint32_t node, uint64_t weight) {
+      if (weight == 0) return;
+      t.column.push_back(-1);
+      t.thread.push_back(-1);
+      t.node.push_back(node);
+      t.weight.push_back(weight);
+    };
+    for (int k = 0; k < kKinds && timeMain; k++) {
+      auto kind = static_cast<SampleKind>(k);
+      if (totals.dropped[k] == 0 || isValueKind(kind)) continue;
+      uint32_t node = splitKinds ? timeSnap.childOf(0, kindFrame(kind)) : 0;
+      untimed(timeSnap.childOf(node, timeSnap.intern("[dropped]", kKindFailure)), totals.dropped[k]);
+    }
+    if (!timeMain) {
+      ValueProfile& v = valueProfile(valueMain);
+      for (int b = 0; b < kBuckets; b++) {  // nodes made only for weights the profile holds
+        uint64_t failed = accounting.failedValue(valueMain, static_cast<Bucket>(b));
+        std::string frame = std::string("[") + bucketName(static_cast<Bucket>(b)) + "]";
+        if (failed > 0) untimed(v.snapshot.childOf(0, v.snapshot.intern(frame, kKindFailure)), failed);
+      }
+      if (v.dropped > 0) untimed(v.snapshot.childOf(0, v.snapshot.intern("[dropped]", kKindFailure)), v.dropped);
+    }
+    t.present = !t.node.empty();
+  }
   if (!options.cpuEngine && options.sampler == SamplerMode::kNone) {  // no time: a value profile is the main one
     ValueProfile* main = options.alloc ? &r.alloc : options.lock ? &r.lock : nullptr;
     if (main != nullptr) {
@@ -260,6 +319,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
       r.unit = main->unit;
     }
   }
+
   return r;
 }
 

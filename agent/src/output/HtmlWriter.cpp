@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "output/Json.h"
@@ -60,6 +61,56 @@ void appendChildren(std::string& out, const ProfileSnapshot& snap, const std::ve
   }
 }
 
+// The page's optional timeline (viewer/README.md): the snapshot's frames, the stack of every node
+// a record names (root first), and the records as parallel arrays; times in ms since the start.
+void appendTimeline(std::string& out, const ProfileSnapshot& snap, const TimelineData& t) {
+  out += ",\"timeline\":{\"frames\":[";
+  std::string kinds;
+  for (size_t i = 0; i < snap.frames().size(); i++) {
+    if (i > 0) out.push_back(',');
+    appendJsonString(out, snap.frames()[i].name);
+    kinds.push_back(snap.frames()[i].kind);
+  }
+  out += "],\"kinds\":";
+  appendJsonString(out, kinds);
+  out += ",\"res\":" + std::to_string(std::max<uint64_t>(1, t.bucketNs / 1'000'000));
+  out += ",\"threads\":[";
+  for (size_t i = 0; i < t.threads.size(); i++) {
+    if (i > 0) out.push_back(',');
+    appendJsonString(out, t.threads[i]);
+  }
+  out += "],\"stacks\":[";
+  std::unordered_map<uint32_t, uint32_t> stackOf;  // node -> index in stacks
+  std::vector<uint32_t> path;
+  for (uint32_t node : t.node) {
+    if (!stackOf.emplace(node, static_cast<uint32_t>(stackOf.size())).second) continue;
+    path.clear();
+    for (uint32_t n = node; n != 0; n = snap.nodes()[n].parent) path.push_back(snap.nodes()[n].frame);
+    out += stackOf.size() > 1 ? ",[" : "[";
+    for (size_t i = path.size(); i-- > 0;) {
+      out += std::to_string(path[i]);
+      if (i > 0) out.push_back(',');
+    }
+    out.push_back(']');
+  }
+  auto array = [&](const char* name, size_t n, const auto& value) {
+    out += "],\"";
+    out += name;
+    out += "\":[";
+    for (size_t i = 0; i < n; i++) {
+      if (i > 0) out.push_back(',');
+      out += value(i);
+    }
+  };
+  uint64_t bucketMs = std::max<uint64_t>(1, t.bucketNs / 1'000'000);
+  size_t n = t.node.size();
+  array("t", n, [&](size_t i) { return std::to_string(t.column[i] < 0 ? -1 : t.column[i] * static_cast<int64_t>(bucketMs)); });
+  array("th", n, [&](size_t i) { return std::to_string(t.thread[i]); });
+  array("s", n, [&](size_t i) { return std::to_string(stackOf[t.node[i]]); });
+  array("w", n, [&](size_t i) { return std::to_string(t.weight[i]); });
+  out += "]}";
+}
+
 std::string formatInterval(int64_t ns) {
   if (ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
   if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
@@ -80,7 +131,9 @@ std::string flameGraphJson(const ProfileReport& report) {
                             " dropped=" + std::to_string(report.dropped));
   out += ",\"unit\":\"" + report.unit + "\",\"root\":{\"n\":\"all\",\"v\":" + std::to_string(totals[0]) + ",\"k\":\"r\"";
   appendChildren(out, snap, totals);
-  out += "}}";
+  out += "}";
+  if (report.timeline.present) appendTimeline(out, snap, report.timeline);
+  out += "}";
   return out;
 }
 

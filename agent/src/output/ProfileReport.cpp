@@ -70,6 +70,7 @@ std::vector<const ValueProfile*> ProfileReport::sideProfiles() const {
 ProfileReport ProfileReport::viewOf(const ValueProfile& v) const {
   ProfileReport r = *this;
   r.snapshot = v.snapshot;
+  r.timeline = TimelineData();  // its nodes are the main snapshot's
   r.unit = v.unit;
   r.alloc.snapshot = ProfileSnapshot();
   r.lock.snapshot = ProfileSnapshot();

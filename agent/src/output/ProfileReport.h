@@ -62,6 +62,19 @@ class ProfileSnapshot {
   uint64_t total_ = 0;
 };
 
+// The samples of the main profile by time, for the page's timeline (store/TimelineLog): record i
+// is `weight[i]` samples (or bytes, ns) at `column[i]` × bucketNs after the start (-1: no time) on
+// `threads[thread[i]]` (-1: none) whose stack is snapshot node `node[i]`.
+struct TimelineData {
+  bool present = false;
+  uint64_t bucketNs = 0;
+  std::vector<std::string> threads;
+  std::vector<int64_t> column;
+  std::vector<int32_t> thread;
+  std::vector<uint32_t> node;
+  std::vector<uint64_t> weight;
+};
+
 struct LatencySummary {
   uint64_t count = 0;
   uint64_t p50 = 0, p99 = 0, p999 = 0, max = 0;
@@ -177,6 +190,7 @@ struct ProfileReport {
   // those, the first value profile (alloc, else lock) in its unit. The others keep their own
   // snapshot and are written next to it (x-alloc.html, x-lock.html).
   ProfileSnapshot snapshot;
+  TimelineData timeline;       // when a page is written and the samples were logged by time
   std::string unit = "samples";
   ValueProfile alloc;
   ValueProfile lock;

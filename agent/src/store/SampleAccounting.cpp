@@ -23,6 +23,7 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
       store_.addAgain(it->second.trace, slot.tid, kind, state, w);
       recorded_[k] += w;
       t.recorded += w;
+      timeline_.add(slot.timeNs, slot.tid, kind, state, it->second.trace, Bucket::kNoJavaFrame, w);
       return it->second.trace;
     } else {
       code = it->second.code;
@@ -36,11 +37,13 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     t.recorded += w;
     if (frames[0].lineno == kKernelUnsampledBci) kernelUnsampled_ += w;
     else if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
+    timeline_.add(slot.timeNs, slot.tid, kind, state, trace, Bucket::kNoJavaFrame, w);
   }
   if (code <= 0) {
     Bucket bucket = bucketForCode(code);
     failures_[k][static_cast<int>(bucket)] += w;
     failuresBy_[FailureKey{slot.tid, kind, state, bucket}] += w;
+    timeline_.add(slot.timeNs, slot.tid, kind, state, TimelineLog::kNoTrace, bucket, w);
   }
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
   return trace;
@@ -58,11 +61,13 @@ uint32_t SampleAccounting::landValued(const SampleSlot& slot, const ASGCT_CallFr
     truncated_ += slot.truncated != 0 ? slot.weight : 0;
     recorded_[k] += slot.weight;
     recordedValue_[k] += slot.value;
+    timeline_.add(slot.timeNs, slot.tid, kind, state, trace, Bucket::kNoJavaFrame, slot.value);
     return trace;
   }
   Bucket bucket = bucketForCode(code);
   failures_[k][static_cast<int>(bucket)] += slot.weight;
   failedValue_[k][static_cast<int>(bucket)] += slot.value;
+  timeline_.add(slot.timeNs, slot.tid, kind, state, TimelineLog::kNoTrace, bucket, slot.value);
   return DrainListener::kNoTrace;
 }
 
@@ -120,6 +125,7 @@ void SampleAccounting::clear() {
   perThread_.clear();
   failuresBy_.clear();
   lastWall_.clear();
+  timeline_.clear();
 }
 
 }  // namespace candor

@@ -11,6 +11,7 @@
 #include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
 #include "store/LatencyHistogram.h"
+#include "store/TimelineLog.h"
 #include "store/TraceStore.h"
 
 namespace candor {
@@ -80,6 +81,9 @@ class SampleAccounting {
     }
   };
   const std::unordered_map<FailureKey, uint64_t, FailureKeyHash>& failuresByThread() const { return failuresBy_; }
+  // When the samples happened (for the page's timeline); off until started.
+  TimelineLog& timeline() { return timeline_; }
+  const TimelineLog& timeline() const { return timeline_; }
   void clear();
 
  private:
@@ -109,6 +113,7 @@ class SampleAccounting {
   std::unordered_map<int, ThreadTicks> perThread_;
   std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome
+  TimelineLog timeline_;
 };
 
 }  // namespace candor

@@ -159,6 +159,16 @@ final class ReportTool {
      */
     static JsonNode inBrowser(Path chromium, Path page, String checks, Path dir) throws IOException,
             InterruptedException {
+        return inBrowser(chromium, page, checks, dir, null);
+    }
+
+    /**
+     * As {@link #inBrowser(Path, Path, String, Path)}, and when {@code screenshot} is not null, a
+     * second run of the same page (checks included: they run before the capture) is saved there
+     * as a PNG of the 1200x800 window.
+     */
+    static JsonNode inBrowser(Path chromium, Path page, String checks, Path dir, Path screenshot) throws IOException,
+            InterruptedException {
         String html = Files.readString(page, StandardCharsets.UTF_8);
         int body = html.lastIndexOf("</body>");
         assertTrue(body > 0, page + " has no </body>");
@@ -190,6 +200,24 @@ final class ReportTool {
             }
         } finally {
             deleteTree(profileDir);
+        }
+        if (screenshot != null) {
+            Path shotProfile = Files.createTempDirectory(dir, "chromium-profile-");
+            List<String> shot = List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--user-data-dir=" + shotProfile, "--window-size=1200,800", "--hide-scrollbars",
+                    "--screenshot=" + screenshot, "--virtual-time-budget=5000", copy.toUri().toString());
+            Process sp = new ProcessBuilder(shot).directory(dir.toFile()).redirectOutput(dir.resolve("chromium-shot.txt").toFile())
+                    .redirectErrorStream(true).start();
+            try {
+                if (!sp.waitFor(90, TimeUnit.SECONDS)) {
+                    sp.destroyForcibly();
+                    fail("chromium did not take the screenshot within 90 s");
+                }
+            } finally {
+                deleteTree(shotProfile);
+            }
+            assertTrue(Files.size(screenshot) > 0, "no screenshot at " + screenshot);
         }
         String dom = Files.readString(out, StandardCharsets.UTF_8);
         Matcher m = Pattern.compile("<pre id=\"candor-test-result\">([^<]*)</pre>").matcher(dom);

@@ -9,7 +9,8 @@ import java.util.List;
  * resource at build time, with its one data marker replaced) and the same data as JSON.
  *
  * <p>Data: {@code {"title", "subtitle", "unit", "root": {"n", "v", "k", "c"}}} (see
- * viewer/README.md); the JSON output adds {@code source}, {@code events}, {@code total},
+ * viewer/README.md), and on the page a {@code timeline} of the samples when they have times
+ * ({@link TimelineJson}); the JSON output adds {@code source}, {@code events}, {@code total},
  * {@code unfilteredTotal}, {@code start}, {@code end}, {@code filters}, {@code damage}. Every
  * {@code <} is written as {@code \u003c} so the JSON is safe inside a script element.
  */
@@ -79,6 +80,9 @@ public final class FlameGraphWriter {
             } else {
                 sb.append("null");
             }
+        }
+        if (!extras) {  // the page's: the JSON output stays the tree
+            TimelineJson.append(sb, p.samples(), o.treeOptions());
         }
         sb.append(",\"root\":");
         node(sb, tree.root());
