@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' $(CURDIR)/pom.xm
 MVN := mvn -B -q -Dstyle.color=never -Dcandor.commit=$(COMMIT)
 JOBS ?= 2
 
-.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired accuracy clean
+.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -62,6 +62,11 @@ bench-quick: all
 # The server phase alone: Jetty under paced wrk load, every profiler, 3 rounds (~10 min); bench/out/RESULTS-server.md.
 bench-server: all
 	@python3 bench/run_bench.py --build $(BUILD) --server
+
+# The flame graph page on a ~100 MB recording: report time, page open and rebuild times in headless
+# Chromium, against the bound in bench/viewer/page_bench.py; bench/results/RESULTS-page.md (~3 min).
+bench-page: all
+	@python3 bench/viewer/page_bench.py --build $(BUILD)
 
 # Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
 bench-paired: all
