@@ -69,6 +69,13 @@ TEST(Options, ThreadFiltersAndSplit) {
   r = parseOptions("threads");  // the bare flag still means split by thread
   EXPECT_TRUE(r.options.threads);
   EXPECT_TRUE(r.options.threadFilter.empty());
+  r = parseOptions("event=alloc,split=class");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.options.splitClass);
+  EXPECT_FALSE(r.options.threads);
+  r = parseOptions("event=lock,split=thread+class");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.options.splitClass && r.options.threads);
 }
 
 TEST(Options, Durations) {
@@ -110,7 +117,7 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"event=wall,safepoint", "event 'safepoint' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=cpu,event=wall", "give event= once; list several events as event=cpu,wall"},
       {"wall", "unknown option 'wall' (use 'help' to list the options)"},
-      {"split=foo", "option 'split' needs thread, state or thread+state (got 'foo')"},
+      {"split=foo", "option 'split' needs thread, state, class, or several joined by '+' (thread+state) (got 'foo')"},
       {"tid=12:x", "option 'tid' needs thread ids separated by ':', e.g. 1234:1240 (got '12:x')"},
       {"threads=(", "option 'threads' needs a valid regular expression (got '(')"},
       {"wallthreads=0", "option 'wallthreads' needs a number of threads from 1 to 4096 (got '0')"},

@@ -32,7 +32,8 @@ const OptionSpec kSpecs[] = {
     {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
     {"wallthreads", true, "threads sampled per sampler tick, running ones first (default 16)"},
     {"wallsignal", true, "signal for wall samples (default SIGURG)"},
-    {"split", true, "thread | state | thread+state: root frames per thread and/or thread state"},
+    {"split", true, "thread | state | class, or joined: thread+state: root frames per thread, thread state, "
+                    "allocated or locked class (alloc, lock)"},
     {"tid", true, "only these OS thread ids, separated by ':' (e.g. tid=1234:1240)"},
     {"file", true, "output file; .html, .collapsed or .txt by extension; may repeat"},
     {"stats", true, "write counters as JSON to this file"},
@@ -270,10 +271,17 @@ ParseResult parseOptions(const char* text) {
       if (reservedSignal(sig)) return bad("a signal the JVM does not use (SIGURG, SIGVTALRM, SIGUSR1, SIGPWR...)");
       o.wallSignal = sig;
     } else if (name == "split") {
-      if (value == "thread") o.threads = true;
-      else if (value == "state") o.states = true;
-      else if (value == "thread+state" || value == "state+thread") o.threads = o.states = true;
-      else return bad("thread, state or thread+state");
+      size_t start = 0;  // thread, state, class, or several joined by '+'
+      for (;;) {
+        size_t plus = value.find('+', start);
+        std::string one = value.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        if (one == "thread") o.threads = true;
+        else if (one == "state") o.states = true;
+        else if (one == "class") o.splitClass = true;
+        else return bad("thread, state, class, or several joined by '+' (thread+state)");
+        if (plus == std::string::npos) break;
+        start = plus + 1;
+      }
     } else if (name == "tid") {
       size_t start = 0;
       for (;;) {

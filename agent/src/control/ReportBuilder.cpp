@@ -197,6 +197,10 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     if (options.states && kind != SampleKind::kAlloc) {
       root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(state) + "]", kKindThread));
     }
+    if (options.splitClass && valued) {  // the trace's innermost frame is the class (walk/JvmtiWalker)
+      const StoredFrame& leaf = store.frame(trace);
+      if (leaf.bci == kObjectClassBci) root = snap.childOf(root, snap.intern("[" + names.displayName(leaf, false) + "]", kKindThread));
+    }
     int which = kind == SampleKind::kAlloc ? 1 : kind == SampleKind::kLock ? 2 : 0;
     std::unordered_map<uint32_t, uint32_t>& nodeOf = mapped[which][root];
     nodeOf.emplace(0, root);

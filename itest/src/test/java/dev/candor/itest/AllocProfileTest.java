@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * share must be within 3 points of the truth and the estimated total within 10%; the allocated
  * class is the innermost frame. The JFR recording holds jdk.ObjectAllocationSample events that
  * the JDK's parser reads, with the class and the weights the collapsed profile sums; the stats
- * count the samples like ticks (recorded + failed + dropped) and their bytes.
+ * count the samples like ticks (recorded + failed + dropped) and their bytes; split=class roots
+ * every stack at a frame naming its class.
  */
 class AllocProfileTest {
 
@@ -44,7 +45,7 @@ class AllocProfileTest {
         Path statsFile = dir.resolve("a.json");
         Path truthFile = dir.resolve("truth.properties");
         Jvm.Result run = Jvm.of(jdk, dir)
-                .agent("start,event=alloc,alloc=256k,file=" + collapsedFile + ",file=" + jfrFile + ",stats=" + statsFile)
+                .agent("start,event=alloc,alloc=256k,split=class,file=" + collapsedFile + ",file=" + jfrFile + ",stats=" + statsFile)
                 .main(AllocMix.class, truthFile.toString(), "3").run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
 
@@ -61,6 +62,9 @@ class AllocProfileTest {
         long arraysAsBytes = profile.count(s -> s.frames().contains(AllocMix.ARRAYS) && s.leaf().equals("byte[]"));
         long pointsAsPoint = profile.count(s -> s.frames().contains(AllocMix.POINTS)
                 && s.leaf().equals(AllocMix.POINT_CLASS));
+        // split=class: each stack under a root frame naming its class (failures have no class)
+        long splitRight = profile.count(s -> s.frames().size() > 1 && s.frames().get(0).equals("[" + s.leaf() + "]"));
+        long withClass = profile.count(s -> s.frames().size() > 1);
 
         // JFR: the JDK's parser reads every sample, with its class; the weights are the collapsed bytes
         long events = 0, weights = 0, byteArrays = 0;
@@ -103,6 +107,7 @@ class AllocProfileTest {
         assertEquals(1.0, totalRatio, 0.10, name + ": estimated bytes against the truth");
         assertTrue(arraysAsBytes > 0.99 * inArrays, name + ": the arrays method allocates byte[] (" + arraysAsBytes + ")");
         assertTrue(pointsAsPoint > 0.99 * inPoints, name + ": the points method allocates " + AllocMix.POINT_CLASS);
+        assertEquals(withClass, splitRight, name + ": split=class puts the class at the root");
         assertEquals("bytes", stats.path("unit").asText());
         assertEquals(samples, kind.path("recorded").asLong() + kind.path("failed").asLong() + kind.path("dropped").asLong(),
                 name + ": samples = recorded + failed + dropped");
