@@ -18,7 +18,9 @@ public enum ReportFormat {
     TREE("tree", ".tree"),
     FLAT("flat", ".txt", ".flat"),
     PPROF("pprof", ".pb.gz", ".pprof", ".pb"),
-    JSON("json", ".json");
+    JSON("json", ".json"),
+    /** OpenTelemetry's profiles signal: {@code .pb} alone stays pprof's, as it was before. */
+    OTLP("otlp", ".otlp", ".otlp.pb");
 
     private final String id;
     private final List<String> extensions;
@@ -42,13 +44,28 @@ public enum ReportFormat {
         return Arrays.stream(values()).filter(f -> f.id.equalsIgnoreCase(name.strip())).findFirst();
     }
 
-    /** The format an output file name implies, by its extension. */
+    /** The format an output file name implies, by its longest matching extension ({@code .otlp.pb} before {@code .pb}). */
     public static Optional<ReportFormat> byFileName(String fileName) {
         String lower = fileName.toLowerCase(Locale.ROOT);
-        return Arrays.stream(values()).filter(f -> f.extensions.stream().anyMatch(lower::endsWith)).findFirst();
+        ReportFormat best = null;
+        int longest = 0;
+        for (ReportFormat f : values()) {
+            for (String ext : f.extensions) {
+                if (lower.endsWith(ext) && ext.length() > longest) {
+                    best = f;
+                    longest = ext.length();
+                }
+            }
+        }
+        return Optional.ofNullable(best);
     }
 
-    /** "html, collapsed, tree, flat, pprof, json". */
+    /** Whether the output is binary (not for a terminal). */
+    public boolean isBinary() {
+        return this == PPROF || this == OTLP;
+    }
+
+    /** "html, collapsed, tree, flat, pprof, json, otlp". */
     public static String ids() {
         return Arrays.stream(values()).map(ReportFormat::id).collect(Collectors.joining(", "));
     }
@@ -61,8 +78,12 @@ public enum ReportFormat {
 
     /** Writes the profile in this format. The stream is flushed, not closed. */
     public void write(Profile profile, ReportOptions options, OutputStream out) throws IOException {
-        if (this == PPROF) {
-            PprofWriter.write(profile, options, out);
+        if (isBinary()) {
+            if (this == PPROF) {
+                PprofWriter.write(profile, options, out);
+            } else {
+                OtlpWriter.write(profile, options, out);
+            }
             out.flush();
             return;
         }

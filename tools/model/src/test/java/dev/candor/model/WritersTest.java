@@ -39,9 +39,15 @@ class WritersTest {
         assertEquals(ReportFormat.TREE, ReportFormat.byFileName("x.tree").orElseThrow());
         assertEquals(ReportFormat.COLLAPSED, ReportFormat.byFileName("x.collapsed").orElseThrow());
         assertEquals(ReportFormat.JSON, ReportFormat.byFileName("x.json").orElseThrow());
+        assertEquals(ReportFormat.OTLP, ReportFormat.byFileName("x.otlp").orElseThrow());
+        // the longest extension wins: .otlp.pb is OTLP, .pb alone stays pprof's
+        assertEquals(ReportFormat.OTLP, ReportFormat.byFileName("x.OTLP.pb").orElseThrow());
+        assertEquals(ReportFormat.PPROF, ReportFormat.byFileName("x.pb").orElseThrow());
         assertTrue(ReportFormat.byFileName("x.svg").isEmpty());
         assertEquals(ReportFormat.TREE, ReportFormat.byId("Tree").orElseThrow());
-        assertEquals("html, collapsed, tree, flat, pprof, json", ReportFormat.ids());
+        assertEquals(ReportFormat.OTLP, ReportFormat.byId("otlp").orElseThrow());
+        assertEquals("html, collapsed, tree, flat, pprof, json, otlp", ReportFormat.ids());
+        assertTrue(ReportFormat.OTLP.isBinary() && ReportFormat.PPROF.isBinary() && !ReportFormat.JSON.isBinary());
     }
 
     @Test
