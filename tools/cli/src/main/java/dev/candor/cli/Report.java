@@ -26,7 +26,7 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code candor report IN [-o OUT]}: reads a JFR recording of any producer, or collapsed stacks,
- * and writes a flame graph, collapsed stacks, a call tree, hot methods, pprof or JSON.
+ * and writes a flame graph, collapsed stacks, a call tree, hot methods, pprof, JSON or OTLP.
  */
 @Command(name = "report",
         sortOptions = false,
@@ -37,7 +37,8 @@ import java.util.regex.PatternSyntaxException;
                 "Reports on a recording: a .jfr from any producer (candor, the JDK's own JFR, async-profiler)"
                         + " or a .collapsed file.",
                 "The output format comes from --format or the output's extension: "
-                        + "html (.html), collapsed (.collapsed), tree (.tree), flat (.txt), pprof (.pb.gz), json (.json).",
+                        + "html (.html), collapsed (.collapsed), tree (.tree), flat (.txt), pprof (.pb.gz), json (.json),"
+                        + " otlp (.otlp: an OpenTelemetry ExportProfilesServiceRequest, binary protobuf).",
                 "Without -o the report goes to standard output (flat unless --format says otherwise).",
                 "A damaged file is reported up to the damage; the command then names the byte offset and exits with 3."},
         customSynopsis = "candor report IN [-o OUT] [--format FORMAT] [--event EVENT] [--threads] [--reverse] "
@@ -48,7 +49,8 @@ import java.util.regex.PatternSyntaxException;
                 "Examples:",
                 "  candor report app.jfr -o app.html",
                 "  candor report app.jfr --format tree --threads --include 'com\\.example'",
-                "  candor report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz"})
+                "  candor report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz",
+                "  OTEL_SERVICE_NAME=shop candor report app.jfr -o app.otlp"})
 final class Report implements Callable<Integer> {
 
     @Spec
@@ -61,7 +63,7 @@ final class Report implements Callable<Integer> {
     Path output;
 
     @Option(names = {"-f", "--format"}, paramLabel = "FORMAT",
-            description = "html, collapsed, tree, flat, pprof or json (default: by the output's extension)")
+            description = "html, collapsed, tree, flat, pprof, json or otlp (default: by the output's extension)")
     String format;
 
     @Option(names = {"-e", "--event"}, paramLabel = "EVENT",
@@ -78,7 +80,7 @@ final class Report implements Callable<Integer> {
     @Option(names = "-t", hidden = true, description = "old short form of --threads")
     boolean threadsShort;
 
-    @Option(names = {"-r", "--reverse"}, description = "callers view: stacks leaf first (not for pprof)")
+    @Option(names = {"-r", "--reverse"}, description = "callers view: stacks leaf first (not for pprof and otlp)")
     boolean reverse;
 
     @Option(names = "--lines", description = "distinguish the lines of a method (frames as method:line)")
@@ -120,8 +122,8 @@ final class Report implements Callable<Integer> {
         if (!(minPercent >= 0 && minPercent <= 100)) {
             throw usage("--min-percent must be between 0 and 100, not " + minPercent);
         }
-        if (output == null && fmt == ReportFormat.PPROF && System.console() != null) {
-            throw usage("pprof output is binary: give the output file with -o FILE.pb.gz");
+        if (output == null && fmt.isBinary() && System.console() != null) {
+            throw usage(fmt.id() + " output is binary: give the output file with -o FILE" + fmt.extensions().get(0));
         }
 
         Recording recording = read();
@@ -207,7 +209,7 @@ final class Report implements Callable<Integer> {
     private void write(ReportFormat fmt, Profile profile, ReportOptions options) {
         if (output == null) {
             try {
-                if (fmt == ReportFormat.PPROF) {
+                if (fmt.isBinary()) {
                     fmt.write(profile, options, System.out);
                     System.out.flush();
                 } else {

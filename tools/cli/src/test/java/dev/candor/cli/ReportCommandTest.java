@@ -61,7 +61,7 @@ class ReportCommandTest {
     @Test
     void formatByExtensionAndOption() throws Exception {
         Path in = collapsed();
-        for (String ext : new String[] {"html", "collapsed", "tree", "txt", "pb.gz", "json"}) {
+        for (String ext : new String[] {"html", "collapsed", "tree", "txt", "pb.gz", "json", "otlp"}) {
             Path o = dir.resolve("out." + ext);
             assertEquals(0, run("report", in.toString(), "-o", o.toString()), err.toString());
             assertTrue(Files.size(o) > 0, o.toString());
@@ -77,6 +77,33 @@ class ReportCommandTest {
     }
 
     @Test
+    void otlpReadsBackWithTheOfficialClasses() throws Exception {
+        Path o = dir.resolve("out.otlp.pb");
+        assertEquals(0, run("report", collapsed().toString(), "-o", o.toString()), err.toString());
+        var request = io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest
+                .parseFrom(Files.readAllBytes(o));
+        var dict = request.getDictionary();
+        var profile = request.getResourceProfiles(0).getScopeProfiles(0).getProfiles(0);
+        assertEquals("samples", dict.getStringTable(profile.getSampleType().getTypeStrindex()));
+        long total = 0;
+        long failed = 0;
+        for (var s : profile.getSamplesList()) {
+            long v = s.getValuesList().stream().mapToLong(Long::longValue).sum();
+            total += v;
+            for (int a : s.getAttributeIndicesList()) {
+                var kv = dict.getAttributeTable(a);
+                if (dict.getStringTable(kv.getKeyStrindex()).equals("candor.failure")) {
+                    assertEquals("gc_active", kv.getValue().getStringValue());
+                    failed += v;
+                }
+            }
+        }
+        assertEquals(100, total);
+        assertEquals(5, failed);
+        assertEquals("", err.toString());
+    }
+
+    @Test
     void filters() throws Exception {
         assertEquals(0, run("report", collapsed().toString(), "--format", "collapsed", "--include", "hot|cold",
                 "--exclude", "cold"));
@@ -87,7 +114,7 @@ class ReportCommandTest {
     void usageErrorsExitWithOne() throws Exception {
         Path in = collapsed();
         assertEquals(1, run("report", in.toString(), "--format", "svg"));
-        assertTrue(firstLine().contains("unknown format 'svg' (expected html, collapsed, tree, flat, pprof, json)"));
+        assertTrue(firstLine().contains("unknown format 'svg' (expected html, collapsed, tree, flat, pprof, json, otlp)"));
         err.getBuffer().setLength(0);
         assertEquals(1, run("report", in.toString(), "-o", dir.resolve("x.svg").toString()));
         assertTrue(err.toString().contains("cannot tell the format"), err.toString());
