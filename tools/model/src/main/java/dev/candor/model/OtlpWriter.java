@@ -30,8 +30,9 @@ import java.util.Objects;
  * system name with the descriptor), a location per method and line, with the semantic
  * conventions' {@code profile.frame.type} ({@code jvm}, {@code native}, {@code kernel}); frames
  * that are no code, candor's pseudo-frames and the allocated class, have none but
- * {@code candor.frame.kind} ({@code pseudo}, {@code allocated}). Samples carry {@code thread.name}
- * and {@code thread.id} (the Java thread id, as the conventions define it). Samples of the same
+ * {@code candor.frame.kind} ({@code pseudo}, {@code allocated}). Samples carry {@code thread.name},
+ * {@code thread.id} when the Java thread id is known (the conventions' "managed" id) and
+ * {@code candor.tid}, the id candor shows ({@code [name tid=N]}, pprof's {@code tid}). Samples of the same
  * stack and attributes are one OTLP sample with a value (and timestamp, when every sample has one)
  * per event. Nothing is dropped: a tick without a stack keeps its pseudo-frame ({@code
  * [gc_active]}) and gets {@code candor.failure=gc_active}, a stack cut at the depth limit keeps
@@ -49,6 +50,7 @@ public final class OtlpWriter {
     public static final String FRAME_TYPE = "profile.frame.type";
     /** candor's keys, for what the conventions have no word for. */
     public static final String FRAME_KIND = "candor.frame.kind";
+    public static final String TID = "candor.tid";
     public static final String FAILURE = "candor.failure";
     public static final String TRUNCATED = "candor.truncated";
     public static final String EVENTS = "candor.events";
@@ -221,12 +223,16 @@ public final class OtlpWriter {
         }
 
         private List<Integer> thread(SampledThread t) {
-            List<Integer> out = new ArrayList<>(2);
+            List<Integer> out = new ArrayList<>(3);
             if (!t.name().isEmpty()) {
                 out.add(dict.attribute(THREAD_NAME, t.name()));
             }
-            if (t.javaThreadId() >= 0) {
+            // candor's agent writes the OS tid where JFR wants the Java id, which it does not know
+            if (t.javaThreadId() > 0 && t.javaThreadId() != t.osThreadId()) {
                 out.add(dict.attribute(THREAD_ID, t.javaThreadId()));
+            }
+            if (t.tid() > 0) {
+                out.add(dict.attribute(TID, t.tid()));
             }
             return List.copyOf(out);
         }

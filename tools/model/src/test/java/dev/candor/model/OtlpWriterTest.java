@@ -220,6 +220,12 @@ class OtlpWriterTest {
         Read r = write(Fixtures.profile(), ReportOptions.DEFAULT);
         assertEquals(Map.of("main", 10L, "worker", 90L), r.byAttribute("thread.name"));
         assertEquals(Map.of(1L, 10L, 2L, 90L), r.byAttribute("thread.id"), "the Java thread ids");
+        assertEquals(Map.of(101L, 10L, 102L, 90L), r.byAttribute("candor.tid"), "the OS thread ids");
+        // candor's agent writes its tid as the Java id too: that is no Java id
+        Sample agents = new Sample(Sample.NO_TIME, new SampledThread("w", 77, 77), "e", List.of(Frame.parse("a.b")), 1);
+        Read a = write(Profile.of("a.jfr", List.of(agents)), ReportOptions.DEFAULT);
+        assertEquals(Map.of("none", 1L), a.byAttribute("thread.id"));
+        assertEquals(Map.of(77L, 1L), a.byAttribute("candor.tid"));
         // a failure bucket keeps its pseudo-frame and says so in an attribute
         assertEquals(Map.of("none", 90L, "gc_active", 5L, "dropped", 5L), r.byAttribute("candor.failure"));
         for (var s : r.samples()) {
