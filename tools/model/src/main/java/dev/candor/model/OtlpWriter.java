@@ -212,13 +212,15 @@ public final class OtlpWriter {
 
         private int location(Frame f) {
             String name = f.isKernel() ? f.methodName() : f.name(false);  // the attribute says kernel: no _[k]
-            String systemName = f.isPseudo() || f.descriptor().isEmpty() ? name : name + f.descriptor();
-            int kind = switch (f.type()) {
-                case PSEUDO -> dict.attribute(FRAME_KIND, "pseudo");
-                case ALLOCATED -> dict.attribute(FRAME_KIND, "allocated");
-                case KERNEL -> dict.attribute(FRAME_TYPE, "kernel");
-                default -> dict.attribute(FRAME_TYPE, f.isNativeCode() ? "native" : "jvm");
+            String type = switch (f.type()) {
+                case PSEUDO, ALLOCATED -> null;
+                case KERNEL -> "kernel";
+                default -> f.isNativeCode() ? "native" : "jvm";
             };
+            // a descriptor only means something for a Java method: JFR writers give C frames "()V"
+            String systemName = "jvm".equals(type) && !f.descriptor().isEmpty() ? name + f.descriptor() : name;
+            int kind = type != null ? dict.attribute(FRAME_TYPE, type)
+                    : dict.attribute(FRAME_KIND, f.isPseudo() ? "pseudo" : "allocated");
             return dict.location(dict.function(name, systemName), Math.max(0, f.line()), List.of(kind));
         }
 
