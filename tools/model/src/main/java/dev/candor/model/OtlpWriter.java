@@ -29,8 +29,9 @@ import java.util.Objects;
  * or {@code lock_time/nanoseconds}. A function per method (name {@code package.Class.method},
  * system name with the descriptor), a location per method and line, with the semantic
  * conventions' {@code profile.frame.type} ({@code jvm}, {@code native}, {@code kernel}); frames
- * that are no code, candor's pseudo-frames and the allocated class, have none but
- * {@code candor.frame.kind} ({@code pseudo}, {@code allocated}). Samples carry {@code thread.name},
+ * that are no code have none but {@code candor.frame.kind}: {@code pseudo} for candor's
+ * pseudo-frames, {@code class} for the class an allocation or lock sample ends in (the allocated
+ * object's, the lock's). Samples carry {@code thread.name},
  * {@code thread.id} when the Java thread id is known (the conventions' "managed" id) and
  * {@code candor.tid}, the id candor shows ({@code [name tid=N]}, pprof's {@code tid}). Samples of the same
  * stack and attributes are one OTLP sample with a value (and timestamp, when every sample has one)
@@ -220,7 +221,7 @@ public final class OtlpWriter {
             // a descriptor only means something for a Java method: JFR writers give C frames "()V"
             String systemName = "jvm".equals(type) && !f.descriptor().isEmpty() ? name + f.descriptor() : name;
             int kind = type != null ? dict.attribute(FRAME_TYPE, type)
-                    : dict.attribute(FRAME_KIND, f.isPseudo() ? "pseudo" : "allocated");
+                    : dict.attribute(FRAME_KIND, f.isPseudo() ? "pseudo" : "class");
             return dict.location(dict.function(name, systemName), Math.max(0, f.line()), List.of(kind));
         }
 

@@ -312,8 +312,8 @@ class OtlpWriterTest {
         assertEquals("bytes", a.string(a.profile().getSampleType().getUnitStrindex()));
         assertEquals(Map.of("byte[]", 4096L), a.self());
         int leaf = a.stack(a.samples().get(0)).get(0);
-        assertEquals("allocated", a.attributes(a.dict().getLocationTable(leaf).getAttributeIndicesList())
-                .get("candor.frame.kind"));
+        assertEquals("class", a.attributes(a.dict().getLocationTable(leaf).getAttributeIndicesList())
+                .get("candor.frame.kind"), "the allocated class is no code");
 
         Sample lock = new Sample(Sample.NO_TIME, Fixtures.MAIN, "jdk.JavaMonitorEnter",
                 List.of(Frame.parse("a.Main.main")), 5_000_000);
