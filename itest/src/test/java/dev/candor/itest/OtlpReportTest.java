@@ -1,0 +1,156 @@
+package dev.candor.itest;
+
+import dev.candor.itest.workload.KnownAnswer;
+import dev.candor.model.CollapsedProfile;
+import io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.profiles.v1development.Location;
+import io.opentelemetry.proto.profiles.v1development.Profile;
+import io.opentelemetry.proto.profiles.v1development.ProfilesDictionary;
+import io.opentelemetry.proto.profiles.v1development.Sample;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.candor.itest.ReportTool.METHOD_A;
+import static dev.candor.itest.ReportTool.METHOD_B;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code candor report x.jfr -o x.otlp} on a real recording: one run of the known-answer workload
+ * with the agent writing both a .jfr and a .collapsed; the OTLP message, read with the official
+ * opentelemetry-proto classes, gives method A's and B's shares within 1 point of the agent's own
+ * .collapsed, names the workload's thread, marks Java frames {@code jvm} and every failure bucket
+ * with {@code candor.failure}. Skipped, saying so, when the agent wrote no .jfr.
+ */
+class OtlpReportTest {
+    static final double TOLERANCE = 0.01;
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void otlpOfTheAgentsJfrReportsLikeTheAgentsCollapsed(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "otlp " + jdk;
+        Path dir = Build.runDir("otlp-report-" + jdk.label());
+        Path jfr = dir.resolve("ka.jfr");
+        Path collapsed = dir.resolve("ka.collapsed");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,interval=1ms,threads,file=" + jfr + ",file=" + collapsed)
+                .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "1400", "600")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        if (!Files.isRegularFile(jfr) || Files.size(jfr) == 0) {
+            String why = run.candorLines().isEmpty() ? "no candor: line" : String.join(" / ", run.candorLines());
+            Figures.line(name + ": skipped, the agent wrote no .jfr (" + why + ")");
+            Assumptions.abort("the agent wrote no " + jfr + " (" + why + ")");
+        }
+        CollapsedProfile agent = Profiles.collapsed(collapsed, run);
+
+        Path otlp = dir.resolve("ka.otlp");
+        ReportTool.Ran r = ReportTool.report(jdk, dir, jfr.toString(), "-o", otlp.toString());
+        assertEquals(0, r.exitCode(), r.describe());
+        Read read = new Read(ExportProfilesServiceRequest.parseFrom(Files.readAllBytes(otlp)));
+        Profile profile = read.profile();
+        assertEquals("samples", read.string(profile.getSampleType().getTypeStrindex()), name);
+        assertEquals("count", read.string(profile.getSampleType().getUnitStrindex()), name);
+        assertEquals("candor", read.request.getResourceProfiles(0).getScopeProfiles(0).getScope().getName());
+
+        long total = 0;
+        long withA = 0;
+        long withB = 0;
+        long failed = 0;
+        long onWorker = 0;
+        for (Sample s : profile.getSamplesList()) {
+            long v = s.getValuesList().stream().mapToLong(Long::longValue).sum();
+            assertEquals(s.getValuesCount(), s.getTimestampsUnixNanoCount(), name + ": a timestamp per value");
+            List<String> names = read.names(s);
+            Map<String, AnyValue> attrs = read.attributes(s.getAttributeIndicesList());
+            total += v;
+            withA += names.contains(METHOD_A) ? v : 0;
+            withB += names.contains(METHOD_B) ? v : 0;
+            if (attrs.containsKey("candor.failure")) {
+                // the bucket keeps its pseudo-frame, innermost
+                assertEquals("[" + attrs.get("candor.failure").getStringValue() + "]", names.get(0), name);
+                failed += v;
+            }
+            if (attrs.containsKey("thread.name")
+                    && attrs.get("thread.name").getStringValue().equals(KnownAnswer.THREAD)) {
+                onWorker += v;
+            }
+        }
+        double agentA = ReportTool.share(agent, METHOD_A);
+        double agentB = ReportTool.share(agent, METHOD_B);
+        double otlpA = total == 0 ? 0 : (double) withA / total;
+        double otlpB = total == 0 ? 0 : (double) withB / total;
+        Figures.line(String.format("%s: agent .collapsed %d samples (A %s, B %s, failures %d), OTLP of .jfr %d"
+                        + " samples (A %s, B %s, candor.failure %d, thread.name=%s %d), %d bytes; diff A %+.2f,"
+                        + " B %+.2f points", name, agent.total(), Figures.pct(agentA), Figures.pct(agentB),
+                agent.failures(), total, Figures.pct(otlpA), Figures.pct(otlpB), failed, KnownAnswer.THREAD,
+                onWorker, Files.size(otlp), 100 * (otlpA - agentA), 100 * (otlpB - agentB)));
+        assertTrue(agent.total() >= 500, name + ": too few samples in the agent's profile: " + agent.total());
+        assertEquals(agentA, otlpA, TOLERANCE, name + ": share of A, agent .collapsed vs OTLP of .jfr");
+        assertEquals(agentB, otlpB, TOLERANCE, name + ": share of B, agent .collapsed vs OTLP of .jfr");
+        assertTrue(onWorker >= withA, name + ": methodA's samples carry thread.name=" + KnownAnswer.THREAD);
+        assertEquals("jvm", read.frameType(METHOD_A), name + ": profile.frame.type of methodA");
+    }
+
+    /** The message with its indices resolved. */
+    private record Read(ExportProfilesServiceRequest request) {
+        ProfilesDictionary dict() {
+            return request.getDictionary();
+        }
+
+        Profile profile() {
+            assertEquals(1, request.getResourceProfilesCount());
+            assertEquals(1, request.getResourceProfiles(0).getScopeProfilesCount());
+            assertEquals(1, request.getResourceProfiles(0).getScopeProfiles(0).getProfilesCount());
+            return request.getResourceProfiles(0).getScopeProfiles(0).getProfiles(0);
+        }
+
+        String string(int i) {
+            return dict().getStringTable(i);
+        }
+
+        String name(Location l) {
+            return string(dict().getFunctionTable(l.getLines(0).getFunctionIndex()).getNameStrindex());
+        }
+
+        /** Function names of the sample's stack, leaf first. */
+        List<String> names(Sample s) {
+            return dict().getStackTable(s.getStackIndex()).getLocationIndicesList().stream()
+                    .map(i -> name(dict().getLocationTable(i))).toList();
+        }
+
+        Map<String, AnyValue> attributes(List<Integer> indices) {
+            Map<String, AnyValue> out = new HashMap<>();
+            for (int i : indices) {
+                var kv = dict().getAttributeTable(i);
+                out.put(string(kv.getKeyStrindex()), kv.getValue());
+            }
+            return out;
+        }
+
+        /** profile.frame.type of the first location of a function. */
+        String frameType(String function) {
+            for (Location l : dict().getLocationTableList()) {
+                if (l.getLinesCount() > 0 && name(l).equals(function)) {
+                    AnyValue v = attributes(l.getAttributeIndicesList()).get("profile.frame.type");
+                    return v == null ? null : v.getStringValue();
+                }
+            }
+            return null;
+        }
+    }
+}
