@@ -26,20 +26,21 @@ import java.util.Objects;
  *
  * <p>One resource ({@code service.name}), one scope ({@code candor} and its version), one profile
  * whose sample type follows {@link Profile#unit()}: {@code samples/count}, {@code alloc_space/bytes}
- * or {@code lock_time/nanoseconds}. A function per method (name {@code package.Class.method},
- * system name with the descriptor), a location per method and line, with the semantic
- * conventions' {@code profile.frame.type} ({@code jvm}, {@code native}, {@code kernel}); frames
- * that are no code have none but {@code candor.frame.kind}: {@code pseudo} for candor's
- * pseudo-frames, {@code class} for the class an allocation or lock sample ends in (the allocated
- * object's, the lock's). Samples carry {@code thread.name},
- * {@code thread.id} when the Java thread id is known (the conventions' "managed" id) and
- * {@code candor.tid}, the id candor shows ({@code [name tid=N]}, pprof's {@code tid}). Samples of the same
- * stack and attributes are one OTLP sample with a value (and timestamp, when every sample has one)
- * per event. Nothing is dropped: a tick without a stack keeps its pseudo-frame ({@code
- * [gc_active]}) and gets {@code candor.failure=gc_active}, a stack cut at the depth limit keeps
- * its {@code [truncated]} root and gets {@code candor.truncated=true}, so totals equal the other
- * outputs'. As for pprof, {@code reverse} does not apply and lines are always kept;
- * {@code threads} adds the {@code [name tid=N]} root location.
+ * or {@code lock_time/nanoseconds}; its attributes name the events, filters and damage. A function
+ * per method (name {@code package.Class.method}; the system name adds a Java method's descriptor),
+ * a location per method and line with the semantic conventions' {@code profile.frame.type}
+ * ({@code jvm}, {@code native}, {@code kernel}). Frames that are no code have none but
+ * {@code candor.frame.kind}: {@code pseudo} for candor's pseudo-frames, {@code class} for the class
+ * an allocation or lock sample ends in.
+ *
+ * <p>Samples carry {@code thread.name}, {@code thread.id} when the Java thread id is known (the
+ * conventions' "managed" id) and {@code candor.tid}, the id candor shows ({@code [name tid=N]},
+ * pprof's {@code tid}). Samples of the same stack and attributes are one OTLP sample with a value
+ * (and timestamp, when every sample has one) per event. Nothing is dropped: a tick without a stack
+ * keeps its pseudo-frame ({@code [gc_active]}) and gets {@code candor.failure=gc_active}, a stack
+ * cut at the depth limit keeps its {@code [truncated]} root and gets {@code candor.truncated=true},
+ * so totals equal the other outputs'. As for pprof, {@code reverse} does not apply and lines are
+ * always kept; {@code threads} adds the {@code [name tid=N]} root location.
  */
 public final class OtlpWriter {
     /** The instrumentation scope's name. */
