@@ -201,6 +201,41 @@ class OtlpWriterTest {
     }
 
     @Test
+    void everyIndexPointsIntoItsTable() throws Exception {
+        for (Profile p : List.of(Fixtures.profile(), Fixtures.profile().include(java.util.regex.Pattern.compile("x^")))) {
+            Read r = write(p, ReportOptions.DEFAULT.withThreads(true));
+            ProfilesDictionary d = r.dict();
+            var prof = r.profile();
+            inRange(prof.getSampleType().getTypeStrindex(), d.getStringTableCount());
+            inRange(prof.getSampleType().getUnitStrindex(), d.getStringTableCount());
+            prof.getAttributeIndicesList().forEach(i -> inRange(i, d.getAttributeTableCount()));
+            for (var s : prof.getSamplesList()) {
+                inRange(s.getStackIndex(), d.getStackTableCount());
+                assertTrue(s.getStackIndex() > 0, "a sample has a stack");
+                s.getAttributeIndicesList().forEach(i -> inRange(i, d.getAttributeTableCount()));
+                assertEquals(0, s.getLinkIndex());
+            }
+            for (Stack st : d.getStackTableList()) {
+                st.getLocationIndicesList().forEach(i -> inRange(i, d.getLocationTableCount()));
+            }
+            for (Location l : d.getLocationTableList()) {
+                l.getLinesList().forEach(line -> inRange(line.getFunctionIndex(), d.getFunctionTableCount()));
+                l.getAttributeIndicesList().forEach(i -> inRange(i, d.getAttributeTableCount()));
+                assertEquals(0, l.getMappingIndex());
+            }
+            for (Function f : d.getFunctionTableList()) {
+                inRange(f.getNameStrindex(), d.getStringTableCount());
+                inRange(f.getSystemNameStrindex(), d.getStringTableCount());
+            }
+            d.getAttributeTableList().forEach(a -> inRange(a.getKeyStrindex(), d.getStringTableCount()));
+        }
+    }
+
+    private static void inRange(int index, int size) {
+        assertTrue(index >= 0 && index < size, index + " not in a table of " + size);
+    }
+
+    @Test
     void resourceScopeAndProfileAttributes() throws Exception {
         Read r = write(Fixtures.profile(), ReportOptions.DEFAULT);
         var resource = r.request().getResourceProfiles(0).getResource();
