@@ -111,6 +111,51 @@ class ApiTest {
         assertEquals("0", seen.getProperty("mappings.before"), name);
     }
 
+    /**
+     * Allocation and lock profiling started and stopped through the API ({@link
+     * dev.candor.itest.workload.ApiEvents}): the events session records lock waits (the waiter's
+     * ReentrantLock and monitor waits, under the lock's class) and allocations (byte[] from the
+     * allocating method); the cpu session after it records neither (the JVMTI events were turned
+     * off with the first session).
+     */
+    @Test
+    void allocationAndLockEvents() throws Exception {
+        Jdks.Jdk jdk = Targets.client();
+        String name = "api alloc+lock " + jdk;
+        Path dir = Build.runDir("api-events-" + jdk.label());
+        Jvm.Result run = Jvm.of(jdk, dir).jvmArg("-Dcandor.agent=" + Build.agent())
+                .main("dev.candor.itest.workload.ApiEvents", classpath(), dir.toString()).run(Duration.ofSeconds(120));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertTrue(Files.exists(dir.resolve("events.done")), run.describe());
+        // without a time event the bytes are the main profile, the lock waits go next to it
+        CollapsedProfile events = Profiles.collapsed(dir.resolve("events-lock.collapsed"), run);
+        ProfileStats eventStats = Profiles.stats(dir.resolve("events.json"), run);
+        ProfileStats cpuStats = Profiles.stats(dir.resolve("cpu.json"), run);
+        com.fasterxml.jackson.databind.JsonNode cpuJson = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(dir.resolve("cpu.json").toFile());
+        long lockWaits = events.count(s -> s.frames().contains("dev.candor.itest.workload.ApiEvents.waitForLock")
+                && s.leaf().startsWith("java.util.concurrent.locks.ReentrantLock$"));
+        long monitorWaits = events.count(s -> s.frames().contains("dev.candor.itest.workload.ApiEvents.waitForMonitor")
+                && s.leaf().equals("java.lang.Object"));
+        long byteArrays = events.count(s -> s.frames().contains("dev.candor.itest.workload.ApiEvents.allocate")
+                && s.leaf().equals("byte[]"));
+        Figures.line(String.format("%s: lock waits %.1f ms on the ReentrantLock, %.1f ms on the monitor; byte[] in the"
+                        + " allocator: %d bytes; the cpu session after it: %d ticks, kinds %s", name,
+                lockWaits / 1e6, monitorWaits / 1e6, CollapsedProfile.read(dir.resolve("events.collapsed")).total(),
+                cpuStats.ticks(), String.join(",", (Iterable<String>) cpuJson.path("kinds")::fieldNames)));
+        assertTrue(lockWaits > 100_000_000L, name + ": ReentrantLock waits recorded (" + lockWaits + " ns)");
+        assertTrue(monitorWaits > 100_000_000L, name + ": monitor waits recorded (" + monitorWaits + " ns)");
+        CollapsedProfile alloc = Profiles.collapsed(dir.resolve("events.collapsed"), run);
+        long allocated = alloc.count(s -> s.frames().contains("dev.candor.itest.workload.ApiEvents.allocate")
+                && s.leaf().equals("byte[]"));
+        assertTrue(allocated > 0.9 * alloc.total(), name + ": the allocator's byte[] lead the bytes profile");
+        assertTrue(byteArrays == 0, name + ": the lock profile holds no allocations");
+        Profiles.assertIdentity(eventStats, name);
+        assertFalse(cpuJson.path("kinds").has("alloc") || cpuJson.path("kinds").has("lock"),
+                name + ": the cpu session took allocation or lock samples: " + cpuJson.path("kinds"));
+        assertTrue(cpuStats.ticks() > 0, name);
+    }
+
     // What both runs must show; returns what the workload saw.
     private static Properties check(String name, Path dir, Jvm.Result run) throws Exception {
         assertEquals(0, run.exitCode(), run.describe());
