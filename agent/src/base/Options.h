@@ -63,6 +63,8 @@ struct Options {
   std::string title = "candor profile";
   std::string replyFile;   // where an attached agent writes its one-line answer (for tools)
   int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)
+  std::string pushUrl;     // push=: send every loop= interval's recording to this ingest endpoint
+  std::string service;     // push=: the application name the backend files it under
 };
 
 enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr };

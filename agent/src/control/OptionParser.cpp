@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "control/HttpPost.h"
+
 namespace candor {
 
 namespace {
@@ -55,6 +57,8 @@ const OptionSpec kSpecs[] = {
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
     {"loop", true, "with a .jfr file: start a new recording file every DURATION (continuous profiling)"},
+    {"push", true, "send every loop= interval (default 10s) to a Pyroscope-compatible endpoint: push=http://host:4040"},
+    {"service", true, "with push=: the application name the backend files the profiles under (default: the main class)"},
     {"reply", true, "file where an attached agent writes its one-line answer (used by the candor tool)"},
 };
 
@@ -357,6 +361,14 @@ ParseResult parseOptions(const char* text) {
       o.ringSize = static_cast<uint32_t>(v);
     } else if (name == "loop") {
       if (!parseDuration(value, &o.loopNs) || o.loopNs < 1'000'000'000) return bad("a duration of at least 1s");
+    } else if (name == "push") {
+      HttpUrl url;
+      std::string why;
+      if (!parseHttpUrl(value, &url, &why)) return bad(why.c_str());
+      o.pushUrl = value;
+    } else if (name == "service") {
+      if (value.empty() || value.find_first_of("{}=,\"") != std::string::npos) return bad("a name without {}=,\"");
+      o.service = value;
     } else if (name == "reply") {
       if (value.empty()) return bad("a path");
       o.replyFile = value;
@@ -366,6 +378,7 @@ ParseResult parseOptions(const char* text) {
     else if (name == "lines") o.lines = true;
     else if (name == "quiet") o.quiet = true;
   }
+  if (!o.pushUrl.empty() && o.loopNs == 0) o.loopNs = 10'000'000'000;  // push=: an interval every 10 s
   if (!intervalGiven && !o.cpuEngine && o.sampler == SamplerMode::kSafepoint) o.samplerIntervalNs = 10'000'000;
   if (!intervalGiven && !o.cpuEngine && o.sampler == SamplerMode::kHandshake) o.samplerIntervalNs = 10'000'000;
   if (intervalGiven && !o.cpuEngine && !samplerIntervalGiven) {

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -94,7 +95,9 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
 
 std::vector<std::string> Profiler::outputPaths() const {
   std::vector<std::string> files = options_.files;
-  if (files.empty() && options_.statsFile.empty()) files.push_back("candor-" + std::to_string(getpid()) + ".html");
+  if (files.empty() && options_.statsFile.empty() && options_.pushUrl.empty()) {
+    files.push_back("candor-" + std::to_string(getpid()) + ".html");
+  }
   if (!options_.statsFile.empty()) files.push_back(options_.statsFile);
   return files;
 }
@@ -216,6 +219,7 @@ bool Profiler::start(const Options& options, std::string* why) {
         jfr_.reset();
       });
     }
+    if (!options.pushUrl.empty() && !startPush(undo, why)) return false;
   }
   counters_.clear();
   walker_ = std::make_unique<SignalWalker>(*ring_, counters_);
@@ -336,6 +340,72 @@ void Profiler::onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
 }
 
 void Profiler::onThreadEnd(JNIEnv* env) { registry_.remove(currentTid(), env != nullptr ? env : Jvm::currentEnv()); }
+
+// push=: every finished .jfr interval goes to the pusher; without a .jfr output candor records
+// one of its own, quietly, in a private directory, and deletes each file once it is handled.
+bool Profiler::startPush(UndoLadder& undo, std::string* why) {
+  pushDir_.clear();
+  if (!jfr_) {
+    const char* tmp = getenv("TMPDIR");
+    std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/candor-push-XXXXXX";
+    if (mkdtemp(dir.data()) == nullptr) {
+      *why = "cannot make a directory for push= (" + dir + "): " + strerror(errno);
+      return false;
+    }
+    pushDir_ = dir;
+    jfr_ = std::make_unique<JfrRecorder>(options_, dir + "/interval.jfr", store_, *names_, registry_);
+    jfr_->setQuiet(true);
+    if (!jfr_->open(why)) {
+      *why = "cannot record for push=: " + *why;
+      jfr_.reset();
+      rmdir(dir.c_str());
+      return false;
+    }
+    accounting_.setListener(jfr_.get());
+    undo.push([this] {
+      std::lock_guard<std::mutex> relock(storeMutex_);
+      accounting_.setListener(nullptr);
+      jfr_->discard();
+      jfr_.reset();
+      rmdir(pushDir_.c_str());
+    });
+  }
+  if (options_.service.empty()) options_.service = defaultServiceName();
+  int64_t period = options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs;
+  pusher_ = std::make_unique<Pusher>();
+  if (!pusher_->start(options_.pushUrl, options_.service, period > 0 ? 1e9 / static_cast<double>(period) : 100, why)) {
+    pusher_.reset();
+    return false;
+  }
+  bool own = !pushDir_.empty();
+  Pusher* pusher = pusher_.get();
+  jfr_->setOnFileDone([pusher, own](const std::string& file, int64_t from, int64_t until) {
+    pusher->offer(file, from, until, own);
+  });
+  undo.push([this] {
+    jfr_->setOnFileDone(nullptr);
+    pusher_->stop(0);
+    pusher_.reset();
+  });
+  return true;
+}
+
+// The application's name for push=: the main class's simple name or the jar's file name.
+std::string Profiler::defaultServiceName() {
+  char* command = nullptr;
+  std::string name;
+  if (Jvm::jvmti()->GetSystemProperty("sun.java.command", &command) == JVMTI_ERROR_NONE && command != nullptr) {
+    name = command;
+    Jvm::jvmti()->Deallocate(reinterpret_cast<unsigned char*>(command));
+  }
+  name = name.substr(0, name.find(' '));
+  if (size_t slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".jar") == 0) name.resize(name.size() - 4);
+  else if (size_t dot = name.rfind('.'); dot != std::string::npos) name = name.substr(dot + 1);
+  std::string clean;
+  for (char c : name) clean.push_back(strchr("{}=,\"", c) != nullptr ? '_' : c);
+  return clean.empty() ? "java" : clean;
+}
 
 uint64_t Profiler::drainLocked() {
   uint64_t drained = accounting_.drain(*ring_);
@@ -488,10 +558,22 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   report.classPrepareNs = MethodPreloader::preparedNs();
   report.classesPrepared = MethodPreloader::preparedClasses();
 
+  // At stop the recording closes first, so that push= can send its last interval and the other
+  // outputs can say how the sending went.
+  bool jfrClosed = false;
+  if (final && jfr_) {
+    jfr_->flush(report, true);
+    jfrClosed = true;
+  }
+  if (final && pusher_) {
+    pusher_->stop(Pusher::kStopDeadlineMs);
+    Pusher::Counts c = pusher_->counts();
+    report.push = {true, pusher_->url(), options_.service, c.sent, c.failed, c.dropped, c.bytes};
+  }
   for (const std::string& path : paths) {
     OutputFormat format = path == options_.statsFile ? OutputFormat::kStats : outputFormatOf(path);
     if (format == OutputFormat::kJfr) {
-      if (jfr_) jfr_->flush(report, final);
+      if (jfr_ && !jfrClosed) jfr_->flush(report, final);
       continue;
     }
     auto write = [&](std::ostream& out) {
@@ -526,6 +608,8 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   if (final) {
     accounting_.setListener(nullptr);
     jfr_.reset();
+    pusher_.reset();
+    if (!pushDir_.empty()) rmdir(pushDir_.c_str());  // its files were deleted as they were handled
     sampler_.reset();
   }
 }

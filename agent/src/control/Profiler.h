@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/Options.h"
+#include "control/Pusher.h"
 #include "control/WriterThread.h"
 #include "engine/Engine.h"
 #include "engine/ThreadRegistry.h"
@@ -44,6 +45,8 @@ class Profiler {
   Profiler() = default;
   static bool failForTest(const char* step, std::string* why);
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
+  bool startPush(UndoLadder& undo, std::string* why);
+  static std::string defaultServiceName();
   bool checkOutputs(const Options& options, std::string* why);
   std::vector<std::string> outputPaths() const;  // the session's files, stats last
   void armLiveJavaThreads(JNIEnv* env);
@@ -73,6 +76,8 @@ class Profiler {
   std::unique_ptr<FrameNamer> names_;
   bool namesPreloaded_ = false;
   std::unique_ptr<JfrRecorder> jfr_;
+  std::unique_ptr<Pusher> pusher_;  // push= only
+  std::string pushDir_;             // push= without a .jfr output: where candor records the intervals it sends
 
   uint64_t startWallNs_ = 0;
   uint64_t startCpuNs_ = 0;

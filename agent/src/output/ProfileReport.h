@@ -75,6 +75,13 @@ struct TimelineData {
   std::vector<uint64_t> weight;
 };
 
+// push=: how sending the intervals went (control/Pusher).
+struct PushReport {
+  bool enabled = false;
+  std::string url, service;
+  uint64_t sent = 0, failed = 0, dropped = 0, bytes = 0;
+};
+
 struct LatencySummary {
   uint64_t count = 0;
   uint64_t p50 = 0, p99 = 0, p999 = 0, max = 0;
@@ -191,6 +198,7 @@ struct ProfileReport {
   // snapshot and are written next to it (x-alloc.html, x-lock.html).
   ProfileSnapshot snapshot;
   TimelineData timeline;       // when a page is written and the samples were logged by time
+  PushReport push;
   std::string unit = "samples";
   ValueProfile alloc;
   ValueProfile lock;

@@ -105,6 +105,11 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
                            ", \"recorded_ns\": " + num(r.lock.recorded) + ", \"failed_ns\": " + num(r.lock.failed) +
                            ", \"dropped_ns\": " + num(r.lock.dropped) + "}");
   }
+  if (r.push.enabled) {  // intervals: sent + failed (after retries) + dropped (queue full) = finished
+    field(out, "push", "{\"url\": " + str(r.push.url) + ", \"service\": " + str(r.push.service) +
+                           ", \"sent\": " + num(r.push.sent) + ", \"failed\": " + num(r.push.failed) +
+                           ", \"dropped\": " + num(r.push.dropped) + ", \"bytes\": " + num(r.push.bytes) + "}");
+  }
   field(out, "unit", str(r.unit));
   std::map<std::string, uint64_t> kinds;
   for (const auto& t : r.threads) kinds[t.kind] += t.ticks;

@@ -187,6 +187,12 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
     writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.timeTicks(), topN);
   }
   for (const ValueProfile* side : r.sideProfiles()) writeValueProfile(out, *side, side->snapshot, topN);
+  if (r.push.enabled) {
+    out << fmt("push:      %s as %s: %llu intervals sent (%.1f kB), %llu failed, %llu dropped (backend too slow)\n\n",
+               r.push.url.c_str(), r.push.service.c_str(), static_cast<unsigned long long>(r.push.sent),
+               r.push.bytes / 1024.0, static_cast<unsigned long long>(r.push.failed),
+               static_cast<unsigned long long>(r.push.dropped));
+  }
 
   if (r.kinds.size() > 1 || (!r.kinds.empty() && r.kinds[0].name != "cpu")) {
     out << "Sample kinds:\n" << fmt("  %-10s %9s %9s %9s %9s  %s\n", "kind", "ticks", "recorded", "failed", "dropped", "states");

@@ -193,8 +193,14 @@ void JfrRecorder::flush(const ProfileReport& report, bool final) {
   if (final) {
     close(fd_);
     fd_ = -1;
-    logInfo("wrote %s (%llu chunks, largest %llu kB)", path_.c_str(), static_cast<unsigned long long>(fileChunks_),
-            static_cast<unsigned long long>((largestChunk_ + 1023) / 1024));
+    if (!quiet_) {
+      logInfo("wrote %s (%llu chunks, largest %llu kB)", path_.c_str(), static_cast<unsigned long long>(fileChunks_),
+              static_cast<unsigned long long>((largestChunk_ + 1023) / 1024));
+    }
+    if (onFileDone_) {
+      onFileDone_(path_, static_cast<int64_t>((fileStartNs_ + epochOffsetNs_) / 1'000'000'000),
+                  static_cast<int64_t>((now + epochOffsetNs_) / 1'000'000'000));
+    }
   } else {
     startChunk(clockNs(CLOCK_MONOTONIC));
     logInfo("wrote %s", path_.c_str());
@@ -281,7 +287,10 @@ void JfrRecorder::rotate(uint64_t nowNs) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd_ < 0) why = strerror(errno);
   } else {
-    logInfo("wrote %s (%llu chunks)", target.c_str(), static_cast<unsigned long long>(fileChunks_));
+    if (!quiet_) logInfo("wrote %s (%llu chunks)", target.c_str(), static_cast<unsigned long long>(fileChunks_));
+    if (onFileDone_) {
+      onFileDone_(target, startedAt, static_cast<int64_t>((nowNs + epochOffsetNs_) / 1'000'000'000));
+    }
     fd_ = openOutputFile(path_, &why);
   }
   if (fd_ < 0) {

@@ -14,6 +14,7 @@
 //
 // Writer thread only (called under the profiler's store lock), never the signal handler.
 #pragma once
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -51,6 +52,12 @@ class JfrRecorder : public DrainListener {
   void discard();
 
   const std::string& path() const { return path_; }
+  // Called on the writer thread when a file is complete (rotated by loop=, or closed at stop):
+  // its path and the span it covers in epoch seconds. push= queues it for sending.
+  using FileDone = std::function<void(const std::string& file, int64_t fromSec, int64_t untilSec)>;
+  void setOnFileDone(FileDone done) { onFileDone_ = std::move(done); }
+  // No "wrote" log lines (files candor records for push= only, and deletes).
+  void setQuiet(bool quiet) { quiet_ = quiet; }
   // For tests and logs.
   uint64_t chunksWritten() const { return chunks_; }
   // The largest chunk written: the high-water mark of the recorder's buffers.
@@ -75,6 +82,8 @@ class JfrRecorder : public DrainListener {
   FrameNamer& frameNames_;
   ThreadRegistry& threads_;
 
+  FileDone onFileDone_;
+  bool quiet_ = false;
   int fd_ = -1;
   int64_t epochOffsetNs_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC
   uint64_t fileStartNs_ = 0;   // monotonic

@@ -55,6 +55,16 @@ final class ProfileOptions {
                     + "without -e, lock waits only")
     String lock;
 
+    @Option(names = "--push", paramLabel = "URL", order = 7,
+            description = "send every interval's profile (--agent-options loop=DURATION, default 10s) to a "
+                    + "Pyroscope-compatible endpoint, e.g. http://pyroscope:4040")
+    String push;
+
+    @Option(names = "--service", paramLabel = "NAME", order = 8,
+            description = "with --push: the application name the backend files the profiles under "
+                    + "(default: the main class)")
+    String service;
+
     @Option(names = "--agent-options", paramLabel = "STRING", order = 20,
             description = "more agent options, appended verbatim, e.g. threads,lines (see the agent's 'help')")
     String agentOptions;
@@ -62,7 +72,7 @@ final class ProfileOptions {
     /** Whether any option that configures a session (not just output files) was given. */
     boolean anySessionOption() {
         return event != null || interval != null || stats != null || agentOptions != null || alloc != null
-                || lock != null;
+                || lock != null || push != null || service != null;
     }
 
     /** The validated agent option items, in order; paths resolved against BASE when it is not null. */
@@ -96,6 +106,21 @@ final class ProfileOptions {
                 throw usage("invalid lock threshold '" + lock + "' (expected N[ns|us|ms|s], e.g. 10us)");
             }
             opts.add("lock=" + lock);
+        }
+        if (push != null) {
+            if (!push.startsWith("http://")) {
+                throw usage("invalid push URL '" + push + "' (expected http://host[:port], e.g. http://pyroscope:4040)");
+            }
+            opts.add("push=" + push);
+        }
+        if (service != null) {
+            if (push == null) {
+                throw usage("--service names the application for --push; give --push too");
+            }
+            if (service.isEmpty() || service.matches(".*[{}=,\"].*")) {
+                throw usage("invalid service name '" + service + "' (no {}=,\" characters)");
+            }
+            opts.add("service=" + service);
         }
         opts.addAll(fileItems(base));
         if (stats != null) {

@@ -121,7 +121,9 @@ final class Record implements Callable<Integer> {
         List<String> out = new ArrayList<>();
         boolean anyFile = false;
         for (String opt : options.split(",")) {
-            if (opt.startsWith("file=")) {
+            if (opt.startsWith("push=")) {  // the agent sends its profiles; it writes no default page
+                anyFile = true;
+            } else if (opt.startsWith("file=")) {
                 out.add(opt.substring(5));
                 anyFile = true;
             } else if (opt.startsWith("stats=")) {

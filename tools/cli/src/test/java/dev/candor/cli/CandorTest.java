@@ -129,6 +129,14 @@ class CandorTest {
     }
 
     @Test
+    void pushOptions() {
+        Record push = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "--push", "http://pyro:4040", "--service", "checkout", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        assertEquals("start,push=http://pyro:4040,service=checkout", push.agentOptions());
+    }
+
+    @Test
     void commandWithoutDoubleDashStopsOptionParsing() {
         var cl = Candor.commandLine(new PrintWriter(out), new PrintWriter(err));
         var parsed = cl.parseArgs("record", "-i", "1ms", "java", "-cp", "x", "-i", "Main");

@@ -1,0 +1,26 @@
+// A minimal HTTP/1.1 client for pushing profiles (push=URL): plain http:// only, one POST per
+// connection (Connection: close), bounded by a timeout at every step. Ordinary thread only (the
+// pusher's): it blocks, allocates and resolves names. Never raises SIGPIPE (MSG_NOSIGNAL).
+#pragma once
+#include <string>
+
+namespace candor {
+
+struct HttpUrl {
+  std::string host;  // a name, an IPv4 address, or an IPv6 address without its brackets
+  std::string port;  // "80" when the URL has none
+  std::string path;  // "/" when the URL has none; no query
+};
+
+// "http://host[:port][/path]"; false with the reason for anything else (https: not supported).
+bool parseHttpUrl(const std::string& url, HttpUrl* out, std::string* why);
+
+// Percent-encodes a query value (RFC 3986 unreserved characters stay).
+std::string urlEncode(const std::string& text);
+
+// POSTs `body` to url.host:url.port at `target` (path and query). True when the server answered
+// 2xx; else false with the reason ("connection refused", "HTTP 500", "timed out").
+bool httpPost(const HttpUrl& url, const std::string& target, const std::string& contentType, const std::string& body,
+              int timeoutMs, std::string* why);
+
+}  // namespace candor

@@ -1,0 +1,168 @@
+package dev.candor.itest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.candor.itest.workload.KnownAnswer;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code push=URL}: every loop= interval's recording goes to a Pyroscope-compatible ingest
+ * endpoint, here a real HTTP server the test starts (the JDK's). Each request is
+ * {@code POST /ingest?name=SERVICE&from=&until=&format=jfr&sampleRate=&spyName=} with the JFR as
+ * the "jfr" part of a multipart body: the intervals follow each other, every part is a recording
+ * the JDK's parser reads, and together they hold every recorded sample of the run. A dead
+ * backend costs the JVM nothing: it runs to its end, exit 0, the unsent intervals are counted in
+ * the stats, at most one log line says why, and candor's own temporary files are gone.
+ */
+class PushTest {
+
+    record Request(Map<String, String> query, String contentType, byte[] body) {
+    }
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void intervalsArriveAndHoldTheProfile(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "push " + jdk;
+        Path dir = Build.runDir("push-" + jdk.label());
+        List<Request> requests = Collections.synchronizedList(new ArrayList<>());
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/ingest", exchange -> {
+            Map<String, String> query = new LinkedHashMap<>();
+            for (String kv : exchange.getRequestURI().getRawQuery().split("&")) {
+                String[] p = kv.split("=", 2);
+                query.put(p[0], URLDecoder.decode(p.length > 1 ? p[1] : "", StandardCharsets.UTF_8));
+            }
+            requests.add(new Request(query, exchange.getRequestHeaders().getFirst("Content-Type"),
+                    exchange.getRequestBody().readAllBytes()));
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        server.start();
+        Path stats = dir.resolve("push.json");
+        Jvm.Result run;
+        try {
+            run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,push=http://127.0.0.1:"
+                            + server.getAddress().getPort() + ",stats=" + stats)
+                    .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
+                    .run(Duration.ofSeconds(90));
+        } finally {
+            server.stop(0);
+        }
+        assertEquals(0, run.exitCode(), run.describe());
+        JsonNode s = new ObjectMapper().readTree(stats.toFile());
+        long samples = 0;
+        long previousUntil = -1;
+        for (Request r : requests) {
+            assertEquals("itest-svc", r.query().get("name"), name + ": " + r.query());
+            assertEquals("jfr", r.query().get("format"));
+            assertEquals("1000", r.query().get("sampleRate"));
+            assertTrue(r.query().containsKey("spyName"), r.query().toString());
+            long from = Long.parseLong(r.query().get("from")), until = Long.parseLong(r.query().get("until"));
+            assertTrue(from < until, name + ": from < until " + r.query());
+            if (previousUntil >= 0) {
+                assertTrue(Math.abs(from - previousUntil) <= 1, name + ": intervals follow each other " + r.query());
+            }
+            previousUntil = until;
+            samples += executionSamples(jfrPart(r), dir);
+        }
+        Figures.line(String.format("%s: %d requests (%s), %d samples in them, %d recorded; stats push %s", name,
+                requests.size(), requests.isEmpty() ? "-" : requests.get(0).query(), samples,
+                s.path("recorded").asLong(), s.path("push")));
+        assertTrue(requests.size() >= 3, name + ": an interval a second over a run of 3.5 s and more");
+        assertEquals(s.path("recorded").asLong(), samples, name + ": the intervals hold every recorded sample");
+        assertEquals(requests.size(), s.path("push").path("sent").asLong());
+        assertEquals(0, s.path("push").path("failed").asLong() + s.path("push").path("dropped").asLong());
+        try (Stream<Path> files = Files.list(dir)) {
+            assertFalse(files.anyMatch(f -> f.getFileName().toString().matches("candor-[0-9]+\\.html")),
+                    name + ": no page written by default");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aDeadBackendCostsTheJvmNothing(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "push to nowhere " + jdk;
+        Path dir = Build.runDir("push-dead-" + jdk.label());
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {  // a port nothing listens on once closed
+            port = s.getLocalPort();
+        }
+        List<Path> before = pushDirs();
+        Path stats = dir.resolve("push.json");
+        Jvm.Result run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,push=http://127.0.0.1:" + port
+                        + ",stats=" + stats)
+                .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        JsonNode push = new ObjectMapper().readTree(stats.toFile()).path("push");
+        long failureLines = run.stderr().lines().filter(l -> l.contains("failed: cannot connect")).count();
+        Figures.line(String.format("%s: exit 0 after %d ms; stats push %s; %d failure line(s)", name,
+                run.elapsed().toMillis(), push, failureLines));
+        assertEquals(0, push.path("sent").asLong(), name);
+        assertTrue(push.path("failed").asLong() + push.path("dropped").asLong() >= 3, name + ": unsent intervals counted");
+        assertEquals(1, failureLines, name + ": one line a minute at most\n" + run.stderr());
+        assertEquals(before, pushDirs(), name + ": candor's interval files are gone");
+    }
+
+    private static byte[] jfrPart(Request r) {
+        assertTrue(r.contentType() != null && r.contentType().startsWith("multipart/form-data; boundary="), r.contentType());
+        String boundary = "--" + r.contentType().substring(r.contentType().indexOf("boundary=") + 9);
+        String text = new String(r.body(), StandardCharsets.ISO_8859_1);  // bytes as chars, one for one
+        int part = text.indexOf(boundary + "\r\n");
+        int header = text.indexOf("name=\"jfr\"", part);
+        int start = text.indexOf("\r\n\r\n", header) + 4;
+        int end = text.indexOf("\r\n" + boundary + "--", start);
+        assertTrue(part >= 0 && header > part && start > header && end > start, "a multipart body with a jfr part");
+        return Arrays.copyOfRange(r.body(), start, end);
+    }
+
+    private static long executionSamples(byte[] jfr, Path dir) throws IOException {
+        Path file = Files.createTempFile(dir, "interval-", ".jfr");
+        Files.write(file, jfr);
+        long n = 0;
+        try (RecordingFile rf = new RecordingFile(file)) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent e = rf.readEvent();
+                n += e.getEventType().getName().equals("jdk.ExecutionSample") ? 1 : 0;
+            }
+        }
+        return n;
+    }
+
+    private static List<Path> pushDirs() throws IOException {
+        String tmp = System.getenv().getOrDefault("TMPDIR", "/tmp");
+        try (Stream<Path> s = Files.list(Path.of(tmp))) {
+            return s.filter(p -> p.getFileName().toString().startsWith("candor-push-")).sorted().toList();
+        }
+    }
+}
