@@ -1,8 +1,6 @@
 #include "control/Pusher.h"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +10,7 @@
 #include <sstream>
 
 #include "base/Log.h"
+#include "jvm/AgentThread.h"
 
 namespace candor {
 
@@ -41,14 +40,7 @@ bool Pusher::start(const std::string& url, const std::string& service, double sa
   url_ = url;
   service_ = service;
   sampleRateHz_ = sampleRateHz;
-  thread_ = std::thread([this] {
-    // An agent thread: no signal of the application's or of candor's lands here.
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, nullptr);
-    pthread_setname_np(pthread_self(), "candor-push");
-    run();
-  });
+  thread_ = AgentThread::start("candor push", false, [this](JNIEnv*) { run(); });
   return true;
 }
 

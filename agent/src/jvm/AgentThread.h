@@ -1,4 +1,4 @@
-// The one way candor starts a thread of its own (writer, sampler, remote walker, ring reader),
+// The one way candor starts a thread of its own (writer, sampler, remote walker, ring reader, pusher),
 // so every such thread runs the same prologue before its body:
 //   - it is marked as an agent thread (Jvm::isAgentThread), so ThreadStart never registers it
 //     for sampling;
