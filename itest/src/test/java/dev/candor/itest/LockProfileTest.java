@@ -98,6 +98,21 @@ class LockProfileTest {
         rep = ReportTool.report(jdk, dir, jfrFile.toString(), "--event", "lock", "-o", page.toString());
         assertEquals(0, rep.exitCode(), rep.describe());
 
+        // compare and merge read lock events too, in ns (a folded file has no events to pick: the
+        // recording is compared with itself, and merged with itself)
+        Targets.Ran cmp = Targets.candor(Targets.client(), dir, "compare", jfrFile.toString(), jfrFile.toString(),
+                "--event", "lock");
+        assertEquals(0, cmp.exitCode(), cmp.describe());
+        java.util.regex.Matcher overlap = java.util.regex.Pattern.compile("overlap\\(A,B\\)\\s+([0-9.]+)").matcher(cmp.stdout());
+        assertTrue(overlap.find(), cmp.stdout());
+        assertTrue(cmp.stdout().contains(" ns"), name + ": compare says ns\n" + cmp.stdout());
+        Path merged = dir.resolve("merged.collapsed");
+        Targets.Ran merge = Targets.candor(Targets.client(), dir, "merge", jfrFile.toString(), jfrFile.toString(),
+                "--event", "lock", "-o", merged.toString());
+        assertEquals(0, merge.exitCode(), merge.describe());
+        double mergedMonitor = (double) CollapsedProfile.read(merged).countAny(CollapsedProfile.method(LockMix.MONITOR))
+                / CollapsedProfile.read(merged).total();
+
         JsonNode stats = new ObjectMapper().readTree(statsFile.toFile());
         JsonNode kind = stats.path("kinds").path("lock");
         long samples = kind.path("ticks").asLong();
@@ -108,6 +123,8 @@ class LockProfileTest {
                 shortWaits, shortOver));
         assertEquals(truthShare, share, 0.05, name + ": share of the monitor");
         assertEquals(1.0, totalRatio, 0.10, name + ": time waited against the truth");
+        assertEquals(1.0, Double.parseDouble(overlap.group(1)), 0.001, name + ": compare of the .jfr with itself");
+        assertEquals((double) inMonitor / profile.total(), mergedMonitor, 0.001, name + ": merge of the two");
         assertTrue(monitorAsObject > 0.99 * inMonitor, name + ": the monitor's class is java.lang.Object");
         assertTrue(reentrantAsSync > 0.99 * inReentrant, name + ": the lock's class is ReentrantLock's Sync");
         assertEquals(0, belowThreshold, name + ": no wait under the threshold is recorded");
