@@ -73,6 +73,10 @@ TEST(Options, ThreadFiltersAndSplit) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.options.splitClass);
   EXPECT_FALSE(r.options.threads);
+  r = parseOptions("lock=0");  // every contended wait
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.options.lock);
+  EXPECT_EQ(r.options.lockThresholdNs, 0);
   r = parseOptions("event=lock,split=thread+class");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.options.splitClass && r.options.threads);

@@ -351,7 +351,9 @@ ParseResult parseOptions(const char* text) {
       o.alloc = true;
       o.allocIntervalBytes = static_cast<int64_t>(v * scale);
     } else if (name == "lock") {
-      if (!parseDuration(value, &o.lockThresholdNs)) return bad("a duration such as 10us or 1ms (0: every contended wait)");
+      // 0 (every contended wait) is a threshold, not a duration
+      if (value == "0") o.lockThresholdNs = 0;
+      else if (!parseDuration(value, &o.lockThresholdNs)) return bad("a duration such as 10us or 1ms (0: every contended wait)");
       o.lock = true;
     } else if (name == "ringsize") {
       uint64_t v;

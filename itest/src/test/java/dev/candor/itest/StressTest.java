@@ -65,8 +65,16 @@ class StressTest {
         return Integer.getInteger("candor.stress.cycles", full() ? 200 : 20);
     }
 
-    /** One stress case: a workload and the JVM options it runs with; minFeature 21 for virtual threads. */
-    record Case(String name, Class<?> main, int minFeature, List<String> jvmArgs) {
+    /**
+     * One stress case: a workload and the JVM options it runs with; minFeature 21 for virtual
+     * threads; `events`, more agent events beside cpu (alloc and lock at their most eager: every
+     * contended wait, an allocation sample per 16 kB).
+     */
+    record Case(String name, Class<?> main, int minFeature, List<String> jvmArgs, String events) {
+        Case(String name, Class<?> main, int minFeature, List<String> jvmArgs) {
+            this(name, main, minFeature, jvmArgs, "");
+        }
+
         @Override
         public String toString() {
             return name;
@@ -84,6 +92,9 @@ class StressTest {
             new Case("alloc-zgc", AllocStorm.class, 17, List.of("-XX:+UseZGC")),
             new Case("jni", JniStorm.class, 17, List.of()),
             new Case("virtualthreads", VirtualThreads.class, 21, List.of()),
+            new Case("threadchurn-alloc-lock", ThreadChurn.class, 17, List.of(), ",alloc=16k,lock=0"),
+            new Case("virtualthreads-alloc-lock", VirtualThreads.class, 21, List.of(), ",alloc=16k,lock=0"),
+            new Case("alloc-zgc-alloc-lock", AllocStorm.class, 17, List.of("-XX:+UseZGC"), ",alloc=16k,lock=0"),
             new Case("startstop", StartStop.class, 17, List.of("-Djdk.attach.allowAttachSelf=true")));
 
     static Stream<Arguments> matrix() {
@@ -133,7 +144,8 @@ class StressTest {
         // samples shallower; the storm itself is a known problem (issue notes).
         String depth = c.main() == StackOverflow.class ? ",depth=256" : "";
         Jvm jvm = Jvm.of(jdk, dir)
-                .agent("start,interval=" + INTERVAL + depth + ",file=" + collapsedFile + ",file=" + jfrFile + ",stats=" + statsFile)
+                .agent("start,interval=" + INTERVAL + depth + c.events() + ",file=" + collapsedFile + ",file=" + jfrFile
+                        + ",stats=" + statsFile)
                 .jvmArg(c.jvmArgs().toArray(String[]::new))
                 .main(c.main(), args.toArray(String[]::new));
         Jvm.Result run = jvm.run(Duration.ofSeconds((long) secs + 60));
@@ -143,6 +155,10 @@ class StressTest {
         CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
         report(name, jdk, c, run, stats, profile.total(), workload);
         Profiles.assertIdentity(stats, name);
+        if (!c.events().isEmpty()) {  // the cpu profile beside allocation and lock profiles, each whole
+            assertEventsAddUp(name, dir, statsFile, jfrFile, profile, run);
+            return;
+        }
         assertEquals(stats.ticks(), profile.total(), name + ": collapsed samples vs stats ticks");
         assertTrue(stats.ticks() > 0, name + ": no ticks at all\n" + run.describe());
         // The JFR recording of the same run: intact, and its samples (failed ticks included) weigh the ticks.
@@ -156,6 +172,29 @@ class StressTest {
             }
         }
         assertEquals(stats.ticks(), weight, name + ": JFR samples " + jfr.eventCounts() + " vs stats ticks");
+    }
+
+    private static void assertEventsAddUp(String name, Path dir, Path statsFile, Path jfrFile, CollapsedProfile cpu,
+                                          Jvm.Result run) throws Exception {
+        com.fasterxml.jackson.databind.JsonNode s = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(statsFile.toFile());
+        com.fasterxml.jackson.databind.JsonNode kinds = s.path("kinds");
+        for (String kind : List.of("cpu", "alloc", "lock")) {
+            com.fasterxml.jackson.databind.JsonNode k = kinds.path(kind);
+            assertEquals(k.path("ticks").asLong(), k.path("recorded").asLong() + k.path("failed").asLong()
+                    + k.path("dropped").asLong(), name + ": " + kind + " samples add up: " + k);
+        }
+        assertEquals(kinds.path("cpu").path("ticks").asLong(), cpu.total(), name + ": the cpu profile holds every cpu tick");
+        assertEquals(s.path("alloc").path("bytes").asLong(),
+                Profiles.collapsed(dir.resolve("profile-alloc.collapsed"), run).total(), name + ": the bytes profile");
+        assertEquals(s.path("lock").path("waited_ns").asLong(),
+                Profiles.collapsed(dir.resolve("profile-lock.collapsed"), run).total(), name + ": the lock profile");
+        Recording jfr = ProfileReader.read(jfrFile);
+        assertTrue(jfr.damage().isEmpty(), name + ": the agent's JFR recording is damaged: " + jfr.damage());
+        Figures.line(String.format(Locale.ROOT, "%s: cpu %d ticks, alloc %d samples (%d MB), lock %d waits (%.1f ms); JFR %s",
+                name, kinds.path("cpu").path("ticks").asLong(), kinds.path("alloc").path("ticks").asLong(),
+                s.path("alloc").path("bytes").asLong() >> 20, kinds.path("lock").path("ticks").asLong(),
+                s.path("lock").path("waited_ns").asLong() / 1e6, jfr.eventCounts()));
     }
 
     private void startStop(Jdks.Jdk jdk, Case c, Path dir, String name, double secs) throws Exception {
