@@ -293,6 +293,9 @@ bool Profiler::start(const Options& options, std::string* why) {
   registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
   startWallNs_ = clockNs(CLOCK_MONOTONIC);
   startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
+  base_ = IntervalBase();
+  base_.wallNs = startWallNs_;
+  base_.cpuNs = startCpuNs_;
   SignalHandler::activate(engine_.get(), wallSignal_, walker_.get());
   running_ = true;
   armLiveJavaThreads(env);
@@ -425,6 +428,8 @@ bool Profiler::drainStep() {
     }
     drained = drainLocked();
     if (jfr_) jfr_->maybeFlush();
+    uint64_t now = clockNs(CLOCK_MONOTONIC);
+    if (options_.loopNs > 0 && now - base_.wallNs >= static_cast<uint64_t>(options_.loopNs)) rotateIntervalLocked(now);
   }
   if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
   NativeStack::refresh();  // libraries loaded since (libnio comes with the first NIO call): ~1 µs if none
@@ -525,21 +530,59 @@ void Profiler::onVMDeath() {
 void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> storeLock(storeMutex_);
   drainLocked();
+  writeOutputsLocked(final, paths, "");
+}
+
+void Profiler::rotateIntervalLocked(uint64_t nowNs) {
+  endWallNs_ = nowNs;
+  endCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
+  std::vector<std::string> paths;
+  for (const std::string& path : outputPaths()) {
+    if (path == options_.statsFile || outputFormatOf(path) != OutputFormat::kJfr) paths.push_back(path);
+  }
+  // x.html → x-YYYYmmdd-HHMMSS.html, the local time the interval began (as the .jfr is named)
+  time_t began = static_cast<time_t>((base_.wallNs + (clockNs(CLOCK_REALTIME) - nowNs)) / 1'000'000'000);
+  tm local;
+  localtime_r(&began, &local);
+  char stamp[32];
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  writeOutputsLocked(false, paths, stamp);
+  if (jfr_) jfr_->rotate(nowNs);
+  // The next interval starts from empty: the store's and the accounting's memory is one interval's.
+  for (int k = 0; k < kKinds; k++) {
+    auto kind = static_cast<SampleKind>(k);
+    uint64_t failed = 0;
+    for (int b = 0; b < kBuckets; b++) failed += accounting_.failures(kind, static_cast<Bucket>(b));
+    base_.ticks[k] += accounting_.recorded(kind) + failed + (lp(counters_.dropped[k]) - base_.dropped[k]);
+    base_.dropped[k] = lp(counters_.dropped[k]);
+    base_.droppedValue[k] = lp(counters_.droppedValue[k]);
+  }
+  base_.merged = lp(counters_.merged);
+  base_.estimated = lp(counters_.estimated);
+  base_.wallNs = nowNs;
+  base_.cpuNs = endCpuNs_;
+  base_.threadCpuNs.clear();
+  for (const ThreadRecord& t : registry_.snapshot()) base_.threadCpuNs[t.tid] = t.cpuNs;
+  store_.clear();
+  accounting_.startInterval(nowNs);
+}
+
+void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp) {
   SessionTotals totals;
   for (int k = 0; k < kKinds; k++) {
-    totals.dropped[k] = lp(counters_.dropped[k]);
+    totals.dropped[k] = lp(counters_.dropped[k]) - base_.dropped[k];
     // A final report counts every tick that was taken; once stopped, all are in their buckets.
     // A dump while running sums the buckets instead, since some ticks may still be in flight.
     auto kind = static_cast<SampleKind>(k);
     uint64_t failed = 0;
     for (int b = 0; b < kBuckets; b++) failed += accounting_.failures(kind, static_cast<Bucket>(b));
-    totals.ticks[k] = final ? lp(counters_.ticks[k]) : accounting_.recorded(kind) + failed + totals.dropped[k];
+    totals.ticks[k] = final ? lp(counters_.ticks[k]) - base_.ticks[k] : accounting_.recorded(kind) + failed + totals.dropped[k];
   }
-  totals.merged = lp(counters_.merged);
-  for (int k = 0; k < kKinds; k++) totals.droppedValue[k] = lp(counters_.droppedValue[k]);
-  totals.estimated = lp(counters_.estimated);
-  totals.durationNs = endWallNs_ - startWallNs_;
-  totals.processCpuNs = endCpuNs_ - startCpuNs_;
+  totals.merged = lp(counters_.merged) - base_.merged;
+  for (int k = 0; k < kKinds; k++) totals.droppedValue[k] = lp(counters_.droppedValue[k]) - base_.droppedValue[k];
+  totals.estimated = lp(counters_.estimated) - base_.estimated;
+  totals.durationNs = endWallNs_ - base_.wallNs;
+  totals.processCpuNs = endCpuNs_ - base_.cpuNs;
   totals.signal = engine_ ? engine_->signal() : 0;
   if (engine_) totals.kernel = {kernelTimeName(engine_->kernelTime()), engine_->kernelTimeReason()};
   totals.wallSignal = wallSignal_;
@@ -552,7 +595,12 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     totals.sampler = sampler_->stats();
     totals.hasSampler = true;
   }
-  ProfileReport report = buildReport(options_, totals, store_, accounting_, registry_.snapshot(), *names_);
+  std::vector<ThreadRecord> threads = registry_.snapshot();
+  for (ThreadRecord& t : threads) {  // the interval's CPU of each thread
+    auto it = base_.threadCpuNs.find(t.tid);
+    if (it != base_.threadCpuNs.end()) t.cpuNs = t.cpuNs > it->second ? t.cpuNs - it->second : 0;
+  }
+  ProfileReport report = buildReport(options_, totals, store_, accounting_, threads, *names_);
   report.preloadNs = MethodPreloader::initialNs();
   report.classesPreloaded = MethodPreloader::initialClasses();
   report.classPrepareNs = MethodPreloader::preparedNs();
@@ -570,12 +618,13 @@ void Profiler::writeOutputs(bool final, const std::vector<std::string>& paths) {
     Pusher::Counts c = pusher_->counts();
     report.push = {true, pusher_->url(), options_.service, c.sent, c.failed, c.dropped, c.bytes};
   }
-  for (const std::string& path : paths) {
-    OutputFormat format = path == options_.statsFile ? OutputFormat::kStats : outputFormatOf(path);
+  for (const std::string& given : paths) {
+    OutputFormat format = given == options_.statsFile ? OutputFormat::kStats : outputFormatOf(given);
     if (format == OutputFormat::kJfr) {
       if (jfr_ && !jfrClosed) jfr_->flush(report, final);
       continue;
     }
+    const std::string path = stamp.empty() ? given : sideOutputPath(given, stamp);
     auto write = [&](std::ostream& out) {
       switch (format) {
         case OutputFormat::kHtml: writeHtml(report, out); break;

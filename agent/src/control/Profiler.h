@@ -3,7 +3,9 @@
 #pragma once
 #include <jvmti.h>
 
+#include <array>
 #include <memory>
+#include <unordered_map>
 #include <mutex>
 #include <string>
 
@@ -47,6 +49,12 @@ class Profiler {
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
   bool startPush(UndoLadder& undo, std::string* why);
   static std::string defaultServiceName();
+  // Under storeMutex_: the outputs of the current interval (or session) to `paths`; with a
+  // `stamp`, each to x-STAMP.ext instead of x.ext (loop= rotation).
+  void writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp);
+  // loop=, on the writer thread under storeMutex_: writes the interval's outputs, rotates the
+  // .jfr, and starts the next interval with an empty store.
+  void rotateIntervalLocked(uint64_t nowNs);
   bool checkOutputs(const Options& options, std::string* why);
   std::vector<std::string> outputPaths() const;  // the session's files, stats last
   void armLiveJavaThreads(JNIEnv* env);
@@ -79,6 +87,16 @@ class Profiler {
   std::unique_ptr<Pusher> pusher_;  // push= only
   std::string pushDir_;             // push= without a .jfr output: where candor records the intervals it sends
 
+  // loop=: every output covers one interval. What the counters (cumulative for the session) and
+  // the clocks said when the current interval began; the interval's report subtracts it. `ticks`
+  // is what earlier intervals accounted for (recorded + failed + dropped), so that ticks taken but
+  // not yet drained at a rotation count in the interval that drains them.
+  struct IntervalBase {
+    std::array<uint64_t, kKinds> ticks{}, dropped{}, droppedValue{};
+    uint64_t merged = 0, estimated = 0, wallNs = 0, cpuNs = 0;
+    std::unordered_map<int, uint64_t> threadCpuNs;
+  };
+  IntervalBase base_;
   uint64_t startWallNs_ = 0;
   uint64_t startCpuNs_ = 0;
   uint64_t endWallNs_ = 0;

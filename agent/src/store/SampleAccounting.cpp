@@ -88,6 +88,14 @@ uint64_t SampleAccounting::drain(SampleRing& ring) {
   return n;
 }
 
+void SampleAccounting::startInterval(uint64_t nowNs) {
+  std::array<uint64_t, kKinds> schedule = schedule_;
+  bool timeline = timeline_.enabled();
+  clear();
+  schedule_ = schedule;
+  if (timeline) timeline_.start(nowNs);
+}
+
 uint64_t SampleAccounting::recorded() const {
   uint64_t sum = 0;
   for (uint64_t r : recorded_) sum += r;

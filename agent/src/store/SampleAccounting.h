@@ -85,6 +85,9 @@ class SampleAccounting {
   TimelineLog& timeline() { return timeline_; }
   const TimelineLog& timeline() const { return timeline_; }
   void clear();
+  // loop=: a new interval; everything counted so far goes, the sampling schedule stays and the
+  // timeline (if on) restarts at `nowNs`.
+  void startInterval(uint64_t nowNs);
 
  private:
   struct LastResult {

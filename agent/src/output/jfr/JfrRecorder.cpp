@@ -166,10 +166,6 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
 void JfrRecorder::maybeFlush() {
   if (fd_ < 0) return;
   uint64_t now = clockNs(CLOCK_MONOTONIC);
-  if (options_.loopNs > 0 && now - fileStartNs_ >= static_cast<uint64_t>(options_.loopNs)) {
-    rotate(now);
-    return;
-  }
   if (events_.size() >= kChunkBytes || (tickEvents_ > 0 && now - chunkStartNs_ >= kChunkAgeNs)) {
     if (writeChunk(false)) startChunk(now);
   }
@@ -269,7 +265,7 @@ std::string JfrRecorder::rotatedName(const std::string& path, int64_t epochSecon
 }
 
 void JfrRecorder::rotate(uint64_t nowNs) {
-  if (!writeChunk(true)) return;
+  if (fd_ < 0 || !writeChunk(true)) return;
   close(fd_);
   fd_ = -1;
   int64_t startedAt = static_cast<int64_t>((fileStartNs_ + epochOffsetNs_) / 1'000'000'000);

@@ -42,14 +42,16 @@ class JfrRecorder : public DrainListener {
   // At start: creates the file; false with a one-line reason.
   bool open(std::string* why);
   void onDrained(const SampleSlot& slot, uint32_t traceId) override;
-  // After every drain step: writes a chunk when the current one is big or old enough, and
-  // rotates to a new file when loop= says so.
+  // After every drain step: writes a chunk when the current one is big or old enough.
   void maybeFlush();
   // dump (final=false: flush what is buffered, keep recording) or stop (final=true: write the
   // settings and counters events and close the file).
   void flush(const ProfileReport& report, bool final);
   // A start that failed after open(): closes and removes the file, which holds no chunk yet.
   void discard();
+  // loop=: closes the file as x-YYYYmmdd-HHMMSS.jfr and begins a new x.jfr (the profiler calls
+  // it when an interval ends, before it empties the trace store the file's pools come from).
+  void rotate(uint64_t nowNs);
 
   const std::string& path() const { return path_; }
   // Called on the writer thread when a file is complete (rotated by loop=, or closed at stop):
@@ -70,7 +72,6 @@ class JfrRecorder : public DrainListener {
  private:
   void startChunk(uint64_t nowNs);
   bool writeChunk(bool finalChunk);
-  void rotate(uint64_t nowNs);
   void addSettingsEvent(uint64_t ticks);
   void noteTime(uint64_t ticks);
   jfr::ThreadName threadName(int tid);

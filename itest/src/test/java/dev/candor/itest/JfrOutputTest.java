@@ -345,12 +345,22 @@ class JfrOutputTest {
                 .main(BusyThreads.class, dir.resolve("truth.properties").toString(), "7", "loop-0:A:1")
                 .run(Duration.ofSeconds(60));
         assertEquals(0, run.exitCode(), run.describe());
-        ProfileStats stats = Profiles.stats(statsFile, run);
         List<Path> rotated;
+        List<Path> rotatedStats;  // the stats rotate with the recording: each file is one interval's
         try (Stream<Path> files = Files.list(dir)) {
-            rotated = files.filter(f -> f.getFileName().toString().matches("loop-\\d{8}-\\d{6}(-\\d+)?\\.jfr"))
-                    .sorted().toList();
+            List<Path> all = files.sorted().toList();
+            rotated = all.stream().filter(f -> f.getFileName().toString().matches("loop-\\d{8}-\\d{6}(-\\d+)?\\.jfr"))
+                    .toList();
+            rotatedStats = all.stream()
+                    .filter(f -> f.getFileName().toString().matches("loop-\\d{8}-\\d{6}(-\\d+)?\\.json")).toList();
         }
+        long statsRecorded = 0, statsFailed = 0;
+        for (Path f : Stream.concat(rotatedStats.stream(), Stream.of(statsFile)).toList()) {
+            ProfileStats s = Profiles.stats(f, run);
+            statsRecorded += s.recorded();
+            statsFailed += s.failureTotal();
+        }
+        assertEquals(rotated.size(), rotatedStats.size(), name + ": one stats file per rotated recording");
         assertTrue(rotated.size() >= 2, name + ": expected at least 2 rotated files, got " + rotated + "\n"
                 + run.describe());
         long samples = 0;
@@ -369,10 +379,10 @@ class JfrOutputTest {
         samples += newest.count(SAMPLE);
         failed += newest.count(FAILED);
         Figures.line(String.format("%s: %d rotated files%s, newest %s=%d; samples %d vs recorded %d", name,
-                rotated.size(), sizes, jfr.getFileName(), newest.count(SAMPLE), samples, stats.recorded()));
+                rotated.size(), sizes, jfr.getFileName(), newest.count(SAMPLE), samples, statsRecorded));
         assertNotNull(newest.lastCounters(), name + ": the newest file has the final counters");
-        assertEquals(stats.recorded(), samples, name + ": samples over all files vs stats recorded");
-        assertEquals(stats.failureTotal(), failed, name + ": failed ticks over all files vs stats failures");
+        assertEquals(statsRecorded, samples, name + ": samples over all files vs stats recorded");
+        assertEquals(statsFailed, failed, name + ": failed ticks over all files vs stats failures");
     }
 
     static Jdks.Jdk firstPresent() {

@@ -1,0 +1,89 @@
+package dev.candor.itest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.candor.itest.workload.Hot;
+import dev.candor.itest.workload.KnownAnswer;
+import dev.candor.model.CollapsedProfile;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code loop=1s} with every kind of output (.html, .collapsed, .jfr, stats .json): each second
+ * the agent writes the interval's files as x-YYYYmmdd-HHMMSS.ext and starts the next interval from
+ * an empty trace store; the last interval keeps the names given. Every interval's files agree
+ * (collapsed = stats ticks = JFR samples), each interval's ticks add up, its rate is of its own
+ * CPU time, and the intervals together hold the known answer's split.
+ */
+class LoopOutputsTest {
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void everyOutputRotatesPerInterval(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "loop " + jdk;
+        Path dir = Build.runDir("loop-" + jdk.label());
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,interval=1ms,loop=1s,file=" + dir.resolve("x.html") + ",file="
+                        + dir.resolve("x.collapsed") + ",file=" + dir.resolve("x.jfr") + ",stats=" + dir.resolve("x.json"))
+                .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        List<String> stems = new ArrayList<>();  // x-20261126-101500, ..., then x (the last interval)
+        try (Stream<Path> files = Files.list(dir)) {
+            files.map(f -> f.getFileName().toString()).filter(f -> f.matches("x-\\d{8}-\\d{6}(-\\d+)?\\.json"))
+                    .map(f -> f.substring(0, f.length() - 5)).sorted().forEach(stems::add);
+        }
+        stems.add("x");
+        ObjectMapper json = new ObjectMapper();
+        long a = 0, b = 0, total = 0;
+        List<String> rows = new ArrayList<>();
+        for (String stem : stems) {
+            JsonNode s = json.readTree(dir.resolve(stem + ".json").toFile());
+            CollapsedProfile p = Profiles.collapsed(dir.resolve(stem + ".collapsed"), run);
+            long ticks = s.path("ticks").asLong();
+            long failed = 0;
+            for (JsonNode f : s.path("failures")) {
+                failed += f.asLong();
+            }
+            assertEquals(ticks, s.path("recorded").asLong() + failed + s.path("dropped").asLong(), name + " " + stem);
+            assertEquals(ticks, p.total(), name + " " + stem + ": the collapsed file holds the interval's ticks");
+            ReportTool.Ran rep = ReportTool.report(jdk, dir, dir.resolve(stem + ".jfr").toString(), "-o",
+                    dir.resolve(stem + "-report.collapsed").toString());
+            assertEquals(0, rep.exitCode(), rep.describe());
+            assertEquals(ticks, CollapsedProfile.read(dir.resolve(stem + "-report.collapsed")).total(),
+                    name + " " + stem + ": the .jfr holds the interval's ticks");
+            String page = Files.readString(dir.resolve(stem + ".html"));
+            assertTrue(page.contains("\"timeline\"") && !page.contains(OutputsTest.MARKER), name + " " + stem + ".html");
+            rows.add(String.format("%s %d ticks %.2f s %.0f/CPU-s", stem, ticks, s.path("duration_ns").asLong() / 1e9,
+                    s.path("samples_per_cpu_second").asDouble()));
+            a += p.countAny(CollapsedProfile.method(Hot.METHOD_A));
+            b += p.countAny(CollapsedProfile.method(Hot.METHOD_B));
+            total += ticks;
+        }
+        Properties truth = Profiles.truth(dir.resolve("truth.properties"), run);
+        double truthShare = (double) Profiles.truthLong(truth, "cpu_a_ns")
+                / (Profiles.truthLong(truth, "cpu_a_ns") + Profiles.truthLong(truth, "cpu_b_ns"));
+        double share = (double) a / (a + b);
+        Figures.line(String.format("%s: %d intervals %s; A share over all of them %s (truth %s)", name, stems.size(), rows,
+                Figures.pct(share), Figures.pct(truthShare)));
+        assertTrue(stems.size() >= 4, name + ": 3.5 s of work in 1 s intervals: " + stems);
+        assertEquals(truthShare, share, 0.05, name + ": the intervals together hold the known answer");
+        assertTrue(total > 3000, name + ": every interval's ticks, " + total);
+    }
+}
