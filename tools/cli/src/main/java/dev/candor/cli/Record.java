@@ -126,8 +126,9 @@ final class Record implements Callable<Integer> {
             } else if (opt.startsWith("file=")) {
                 out.add(opt.substring(5));
                 anyFile = true;
-            } else if (opt.startsWith("stats=")) {
+            } else if (opt.startsWith("stats=")) {  // with stats alone the agent writes no default page either
                 out.add(opt.substring(6));
+                anyFile = true;
             }
         }
         if (!anyFile) {

@@ -109,6 +109,8 @@ class CandorTest {
         assertEquals(List.of("a.html", "b.collapsed", "s.json"),
                 Record.expectedOutputs(record.agentOptions(), 42));
         assertEquals(List.of("candor-42.html"), Record.expectedOutputs("start,interval=1ms", 42));
+        assertEquals(List.of("s.json"), Record.expectedOutputs("start,stats=s.json", 42));
+        assertEquals(List.of(), Record.expectedOutputs("start,push=http://p:4040", 42));
         assertTrue(candor.agentLibrary().toString().endsWith("libcandor.so"));
     }
 
