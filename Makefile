@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' $(CURDIR)/pom.xm
 MVN := mvn -B -q -Dstyle.color=never -Dcandor.commit=$(COMMIT)
 JOBS ?= 2
 
-.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page accuracy clean
+.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -67,6 +67,11 @@ bench-server: all
 # Chromium, against the bound in bench/viewer/page_bench.py; bench/results/RESULTS-page.md (~3 min).
 bench-page: all
 	@python3 bench/viewer/page_bench.py --build $(BUILD)
+
+# Soak: the agent's RSS over 10 minutes of the library workloads at 100 us with loop=10s, beside the
+# same workload unprofiled; bench/results/RESULTS-soak.md and soak-rss.svg (~11 min).
+bench-soak: all
+	@python3 bench/soak/soak.py --build $(BUILD)
 
 # Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
 bench-paired: all
