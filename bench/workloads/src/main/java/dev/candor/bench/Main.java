@@ -16,6 +16,7 @@ import java.util.Arrays;
  *   java -jar candor-bench-workloads.jar lucene [--docs 10000] [--queries 3000] [--seconds S]
  *   java -jar candor-bench-workloads.jar regex [--lines 20000] [--rounds 4] [--seconds S]
  *   java -jar candor-bench-workloads.jar lib [--seconds S]
+ *   java -jar candor-bench-workloads.jar locks [--threads 4] [--iterations 100000] [--inside 1000] [--outside 1000] [--yield-every 4]
  *   java -jar candor-bench-workloads.jar jetty [--threads 200] [--port-file F] [--bodies DIR] [--timeout S]
  *   java -jar candor-bench-workloads.jar hello
  * </pre>
@@ -45,6 +46,7 @@ public final class Main {
             case "lucene" -> LuceneBench.main(rest);
             case "regex" -> RegexBench.main(rest);
             case "lib" -> LibRun.mixed(rest);
+            case "locks" -> LockBench.main(rest);
             case "jetty" -> JettyServer.main(rest);
             case "hello" -> System.out.println("hello");
             default -> usage();
@@ -65,6 +67,8 @@ public final class Main {
         System.err.println("  regex     [--lines N] [--rounds N]    java.util.regex log-parsing pipeline");
         System.err.println("  lib                                   the four library workloads in turn");
         System.err.println("            (library workloads: --seconds S repeats the work until S seconds have passed)");
+        System.err.println("  locks     [--threads N] [--iterations N] [--inside N] [--outside N] [--yield-every N]   threads");
+        System.err.println("            contending for a shared ReentrantLock and a shared monitor (lock heavy, fixed work)");
         System.err.println("  jetty     [--threads N] [--port-file F] [--bodies DIR]   Jetty 12 HTTP server, driven by wrk");
         System.err.println("  hello                                    prints hello and exits");
         System.exit(2);
