@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' $(CURDIR)/pom.xm
 MVN := mvn -B -q -Dstyle.color=never -Dcandor.commit=$(COMMIT)
 JOBS ?= 2
 
-.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak accuracy clean
+.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak bench-events accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -55,6 +55,7 @@ test-integration: all dist
 
 bench: all
 	@python3 bench/run_bench.py --build $(BUILD)
+	@python3 bench/events/run_events.py --build $(BUILD)
 
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
@@ -76,6 +77,11 @@ bench-soak: all
 # Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
 bench-paired: all
 	@python3 bench/paired/run_paired.py --build $(BUILD)
+
+# Allocation and lock profiling (issue 16): candor alloc=512k / lock=10us beside async-profiler and JFR on the
+# jackson and locks workloads, 5 alternating rounds (~12 min); writes bench/results/RESULTS-events.md.
+bench-events: all
+	@python3 bench/events/run_events.py --build $(BUILD)
 
 # Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
 # against truths the workloads measure themselves; writes bench/results/ACCURACY.md (JDK 17) or

@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""What candor's allocation and lock profiling cost (issue 16), beside async-profiler's and JFR's.
+
+Two fixed-work workloads of bench/workloads: `jackson` (Jackson JSON round trips: allocation heavy) and
+`locks` (4 threads contending for a ReentrantLock and a monitor: lock heavy). Each runs, in alternating
+rounds (A B C ... A B C ...), with no profiler and with each profiler recording allocations or lock waits:
+
+  none          no profiler
+  candor-alloc  candor   start,event=alloc,alloc=512k,file=X.jfr,stats=X.json
+  ap-alloc      async-profiler start,event=alloc,alloc=512k,jfr,file=X.jfr
+  jfr-alloc     JFR, jdk.ObjectAllocationSample alone (throttle 300/s, as profile.jfc)
+  candor-lock   candor   start,event=lock,lock=10us,file=X.jfr,stats=X.json
+  ap-lock       async-profiler start,event=lock,lock=10us,jfr,file=X.jfr
+  jfr-lock      JFR, jdk.JavaMonitorEnter + jdk.ThreadPark alone, threshold 10 us
+
+Prints and writes (bench/results/RESULTS-events.md; --quick: bench/out/RESULTS-events-quick.md) the medians
+of elapsed and CPU time, their ratios to no profiler and candor's to each peer, and the events each recorded
+(candor: its stats JSON, checked for ticks = recorded + failed + dropped; every profiler: `jfr summary` of
+the .jfr it wrote). Standard library only; reuses bench/harness.
+
+    python3 bench/events/run_events.py --build build [--rounds 5] [--quick] [--configs A,B] [--workloads W]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from harness import configs as hconfigs, machine, peers, procs  # noqa: E402
+from harness.procs import OUT, REPO, log, run_measured  # noqa: E402
+from harness.render import machine as machine_table  # noqa: E402
+
+RESULTS = os.path.join(procs.BENCH, "results", "RESULTS-events.md")
+QUICK_RESULTS = os.path.join(OUT, "RESULTS-events-quick.md")
+EVENTS_OUT = os.path.join(OUT, "events")
+
+ALLOC = "512k"
+LOCK = "10us"
+JFR_LOCK_THRESHOLD = "10 us"
+JFR_ALLOC_THROTTLE = "300/s"
+
+# kind: which profiler; what: alloc or lock. events: the JFR event types that count as its events.
+CONFIGS = {
+    "none":         {"kind": "none", "label": "no profiler"},
+    "candor-alloc": {"kind": "candor", "what": "alloc", "label": "candor alloc=%s" % ALLOC,
+                     "events": ["jdk.ObjectAllocationSample"]},
+    "ap-alloc":     {"kind": "ap", "what": "alloc", "label": "async-profiler alloc=%s" % ALLOC,
+                     "events": ["jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB"]},
+    "jfr-alloc":    {"kind": "jfr", "what": "alloc", "label": "JFR ObjectAllocationSample %s" % JFR_ALLOC_THROTTLE,
+                     "events": ["jdk.ObjectAllocationSample"]},
+    "candor-lock":  {"kind": "candor", "what": "lock", "label": "candor lock=%s" % LOCK,
+                     "events": ["jdk.JavaMonitorEnter", "jdk.ThreadPark"]},
+    "ap-lock":      {"kind": "ap", "what": "lock", "label": "async-profiler lock=%s" % LOCK,
+                     "events": ["jdk.JavaMonitorEnter", "jdk.ThreadPark"]},
+    "jfr-lock":     {"kind": "jfr", "what": "lock", "label": "JFR JavaMonitorEnter+ThreadPark %s" % JFR_LOCK_THRESHOLD.replace(" ", ""),
+                     "events": ["jdk.JavaMonitorEnter", "jdk.ThreadPark"]},
+}
+ORDER = list(CONFIGS)
+
+# The workloads; args: the fixed work (full, quick).
+WORKLOADS = {
+    "jackson": {"argv": ["jackson"], "args": ["--orders", "500", "--rounds", "250"],
+                "quick": ["--orders", "500", "--rounds", "100"],
+                "desc": "Jackson JSON round trips of a POJO graph, one thread (allocation heavy)"},
+    "locks": {"argv": ["locks"], "args": ["--threads", "4", "--iterations", "100000"],
+              "quick": ["--threads", "4", "--iterations", "25000"],
+              "desc": "4 threads on 2 vCPUs, each entering, at random, a shared ReentrantLock or a shared monitor with a "
+                      "few µs of work inside and outside; about one holder in 4 yields the CPU while it holds the lock, "
+                      "so most entries wait (lock heavy)"},
+}
+
+SELF_RE = hconfigs.SELF_RE
+MIN_EVENTS = 100  # fewer events than this: no extra CPU per event (it would divide noise by almost nothing)
+WAITS_RE = r"locks-waits: reentrantlock_taken=(\d+) reentrantlock_ge10us=(\d+) monitor_ge10us=(\d+)"
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def make_jfc(java, name, enable):
+    """A copy of the JDK's profile.jfc with every event off except those of `enable` (event -> settings)."""
+    src = os.path.join(peers.jdk_home(java), "lib", "jfr", "profile.jfc")
+    with open(src) as f:
+        text = f.read()
+    text = re.sub(r'(<setting name="enabled"[^>]*>)\s*true\s*(</setting>)', r"\g<1>false\g<2>", text)
+    for event, settings in enable.items():
+        m = re.search(r'(<event name="%s">)(.*?)(</event>)' % re.escape(event), text, re.S)
+        if not m:
+            raise SystemExit("%s has no event %s" % (src, event))
+        body = m.group(2)
+        for k, v in dict(enabled="true", stackTrace="true", **settings).items():
+            body, n = re.subn(r'(<setting name="%s"[^>]*>)[^<]*(</setting>)' % k, r"\g<1>%s\g<2>" % v, body)
+            if not n:
+                body += '  <setting name="%s">%s</setting>\n    ' % (k, v)
+        text = text[:m.start()] + m.group(1) + body + m.group(3) + text[m.end():]
+    d = os.path.join(EVENTS_OUT, "jfc")
+    os.makedirs(d, exist_ok=True)
+    dst = os.path.join(d, name + ".jfc")
+    with open(dst, "w") as f:
+        f.write(text)
+    return dst
+
+
+class Events:
+    def __init__(self, a):
+        self.a = a
+        self.java = procs.resolve_java(a.jdk)
+        for d in ("logs", "runs", "scratch"):
+            os.makedirs(os.path.join(EVENTS_OUT, d), exist_ok=True)
+        os.makedirs(os.path.join(OUT, "scratch"), exist_ok=True)
+        self.lib = procs.snapshot(os.path.join(os.path.abspath(a.build), "libcandor.so"))
+        procs.ensure_workloads_jar()
+        self.jar = procs.snapshot(procs.WORKLOADS_JAR)
+        self.ap = peers.fetch_async_profiler()
+        self.jfcs = {
+            "jfr-alloc": make_jfc(self.java, "jfr-alloc", {"jdk.ObjectAllocationSample": {"throttle": JFR_ALLOC_THROTTLE}}),
+            "jfr-lock": make_jfc(self.java, "jfr-lock", {"jdk.JavaMonitorEnter": {"threshold": JFR_LOCK_THRESHOLD},
+                                                         "jdk.ThreadPark": {"threshold": JFR_LOCK_THRESHOLD}}),
+        }
+        self.gate = procs.QuietGate(a.quiet_cpus, a.quiet_wait, a.quiet_budget)
+        self.runs = []
+        self.anomalies = []
+
+    def options(self, cfg, base):
+        """JVM options of one run of cfg writing to base.*"""
+        c = CONFIGS[cfg]
+        if c["kind"] == "none":
+            return []
+        out = peers.remove(base + ".jfr")
+        if c["kind"] == "candor":
+            peers.remove(base + ".json")
+            size = ALLOC if c["what"] == "alloc" else LOCK
+            return ["-agentpath:%s=start,event=%s,%s=%s,file=%s,stats=%s,quiet" % (
+                self.lib, c["what"], c["what"], size, out, base + ".json")]
+        if c["kind"] == "ap":
+            size = "524288" if c["what"] == "alloc" else LOCK
+            return ["-agentpath:%s=start,event=%s,%s=%s,jfr,file=%s" % (self.ap, c["what"], c["what"], size, out)]
+        return ["-XX:StartFlightRecording=settings=%s,filename=%s" % (self.jfcs[cfg], out), "-Xlog:jfr+startup=warning"]
+
+    def run_one(self, wl, cfg, rnd, warmup):
+        tag = "w" if warmup else "r%d" % rnd
+        name = "%s-%s-%s" % (wl, cfg, tag)
+        base = os.path.join(EVENTS_OUT, "runs", name)
+        w = WORKLOADS[wl]
+        cmd = [self.java, "-XX:ErrorFile=%s" % os.path.join(EVENTS_OUT, "logs", "hs_err_pid%p.log")] + \
+            self.a.jvm_opt + self.options(cfg, base) + ["-jar", self.jar] + w["argv"] + self.work_args(wl)
+        r = run_measured(cmd, os.path.join(EVENTS_OUT, "logs", name + ".log"), self.gate,
+                         cwd=os.path.join(EVENTS_OUT, "scratch"))
+        r.update(workload=wl, config=cfg, round=rnd, warmup=warmup)
+        text = r["output_tail"]
+        m = re.search(SELF_RE, text)
+        if m:
+            r["self_elapsed_s"], r["self_cpu_s"] = int(m.group(2)) / 1e3, int(m.group(3)) / 1e3
+        elif r["exit"] == 0:
+            self.anomaly("%s: no summary line in the output" % name)
+        m = re.search(WAITS_RE, text)
+        if m:
+            r["waits"] = {"rl_taken": int(m.group(1)), "rl_ge10us": int(m.group(2)), "mon_ge10us": int(m.group(3))}
+        if r["exit"] != 0:
+            self.anomaly("%s: exit %d: %s" % (name, r["exit"], text.strip().splitlines()[-1:] if text.strip() else ""))
+        # what the profiler itself said (warnings, errors): async-profiler's [WARN]/[ERROR], JFR's, candor's
+        said = [l.strip() for l in text.splitlines()
+                if re.search(r"\[(WARN|ERROR)\]|warning|error|candor:", l, re.I) and "locks-waits" not in l]
+        if said:
+            r["profiler_said"] = said[:10]
+        c = CONFIGS[cfg]
+        if c["kind"] != "none":
+            counts = peers.jfr_counts(self.java, base + ".jfr") if os.path.exists(base + ".jfr") else None
+            r["jfr_counts"] = counts
+            r["events"] = sum((counts or {}).get(e, 0) for e in c["events"]) if counts is not None else None
+            if counts is None and r["exit"] == 0:
+                self.anomaly("%s: no readable .jfr (%s)" % (name, os.path.relpath(base + ".jfr", REPO)))
+            if c["kind"] == "candor":
+                st = peers.read_stats(base + ".json")
+                r["stats"] = st
+                self.check_candor(name, c["what"], st, r)
+        self.runs.append(r)
+        return r
+
+    def check_candor(self, name, what, st, r):
+        if not st:
+            self.anomaly("%s: no stats JSON" % name)
+            return
+        k = (st.get("kinds") or {}).get(what) or {}
+        ticks, rec, fail, drop = (k.get(x, 0) for x in ("ticks", "recorded", "failed", "dropped"))
+        r["candor"] = {"ticks": ticks, "recorded": rec, "failed": fail, "dropped": drop,
+                       "identity": ticks == rec + fail + drop,
+                       "whole_identity": st.get("ticks") == st.get("recorded", 0) + st.get("dropped", 0) +
+                       sum((st.get("failures") or {}).values()),
+                       "totals": st.get(what)}
+        if not r["candor"]["identity"]:
+            self.anomaly("%s: kinds.%s ticks %d != recorded %d + failed %d + dropped %d" % (name, what, ticks, rec, fail, drop))
+        if not r["candor"]["whole_identity"]:
+            self.anomaly("%s: ticks != recorded + dropped + failures in the stats JSON" % name)
+        if r.get("events") is not None and r["events"] != rec:
+            r["candor"]["jfr_mismatch"] = True
+            self.anomaly("%s: %d %s events in the .jfr, stats say %d recorded" % (name, r["events"], what, rec))
+
+    def work_args(self, wl):
+        return WORKLOADS[wl]["quick" if self.a.quick else "args"]
+
+    def anomaly(self, msg):
+        log("  ANOMALY: " + msg)
+        self.anomalies.append(msg)
+
+    def main(self):
+        a = self.a
+        started = datetime.datetime.now(datetime.timezone.utc)
+        t0 = time.monotonic()
+        cfgs = [c for c in ORDER if c in a.configs.split(",")]
+        if "ap-alloc" in cfgs or "ap-lock" in cfgs:
+            if not self.ap:
+                self.anomaly("async-profiler %s could not be fetched: its configs are left out" % hconfigs.AP_VERSION)
+                cfgs = [c for c in cfgs if CONFIGS[c]["kind"] != "ap"]
+        wls = a.workloads.split(",")
+        # every config on both workloads: where a mode has little to record (alloc on locks, lock on jackson)
+        # its row shows what it costs to have it on
+        plan = [(w, c) for w in wls for c in cfgs]
+        rounds = ([("w", True)] if a.warmup else []) + [(i, False) for i in range(a.rounds)]
+        log("events bench: %d runs per round (%s), %d rounds + %d warm-up; JDK %s" % (
+            len(plan), ", ".join("%s/%s" % p for p in plan), a.rounds, 1 if a.warmup else 0, self.java))
+        for rnd, warm in rounds:
+            for wl, cfg in plan:
+                r = self.run_one(wl, cfg, 0 if warm else rnd, warm)
+                log("%s %-8s %-13s elapsed %s cpu %s run-cpu %.2f s  events %s%s%s" % (
+                    "warm-up " if warm else "round %d" % rnd, wl, cfg, fmt(r.get("self_elapsed_s")),
+                    fmt(r.get("self_cpu_s")), r["cpu_s"], r.get("events", "-"),
+                    ("  candor %(ticks)d = %(recorded)d + %(failed)d + %(dropped)d" % r["candor"]) if r.get("candor") else "",
+                    ("  [%s]" % r["profiler_said"][0]) if r.get("profiler_said") and warm else ""))
+        raw = {
+            "mode": "events-quick" if a.quick else "events",
+            "started": started.strftime("%Y-%m-%dT%H:%M:%S"),
+            "elapsed_s": time.monotonic() - t0,
+            "args": vars(a),
+            "machine": machine.describe(self.java, self.lib),
+            "quiet_gate": self.gate.describe(),
+            "configs": cfgs,
+            "plan": plan,
+            "work_args": {w: self.work_args(w) for w in wls},
+            "runs": self.runs,
+            "anomalies": self.anomalies,
+        }
+        raw["machine"]["peers"] = "async-profiler %s (tools.profiler:async-profiler, Maven Central); JFR of the JDK above" % (
+            hconfigs.AP_VERSION)
+        raw_path = os.path.join(OUT, "events-%s.json" % started.strftime("%Y%m%dT%H%M%SZ"))
+        with open(raw_path, "w") as f:
+            json.dump(raw, f, indent=1)
+        md = render(raw, os.path.relpath(raw_path, REPO), a.results)
+        with open(a.results, "w") as f:
+            f.write(md)
+        print()
+        print(md)
+        log("wrote %s (raw runs: %s)" % (os.path.relpath(a.results, REPO), os.path.relpath(raw_path, REPO)))
+
+
+def fmt(x, f="%.2f"):
+    return "-" if x is None else f % x
+
+
+def ratio(x, y):
+    return None if x is None or not y else x / y
+
+
+def pct(x):
+    return "" if x is None else "%+.1f%%" % ((x - 1) * 100)
+
+
+# ---------------------------------------------------------------------------------------------
+# the markdown
+
+def summarize(raw):
+    """Per (workload, config): medians and ranges of the measured (not warm-up) runs."""
+    out = {}
+    for wl, cfg in raw["plan"]:
+        rs = [r for r in raw["runs"] if r["workload"] == wl and r["config"] == cfg and not r["warmup"]]
+        ok = [r for r in rs if r["exit"] == 0]
+        e = {"n": len(rs), "ok": len(ok)}
+        for key in ("self_elapsed_s", "self_cpu_s", "cpu_s", "wall_s", "events", "background_cpus"):
+            xs = [r.get(key) for r in ok if r.get(key) is not None]
+            e[key] = med(xs)
+            e[key + "_range"] = (min(xs), max(xs)) if xs else None
+        cs = [r["candor"] for r in ok if r.get("candor")]
+        if cs:
+            e["candor"] = {k: med([c[k] for c in cs]) for k in ("ticks", "recorded", "failed", "dropped")}
+            e["candor"]["identity_ok"] = sum(1 for c in cs if c["identity"] and c["whole_identity"])
+            e["candor"]["runs"] = len(cs)
+            e["candor"]["jfr_agrees"] = sum(1 for c in cs if not c.get("jfr_mismatch"))
+            tot = [c["totals"] for c in cs if c.get("totals")]
+            e["candor"]["totals"] = tot[len(tot) // 2] if tot else None
+        ws = [r["waits"] for r in ok if r.get("waits")]
+        if ws:
+            e["waits"] = {k: med([w[k] for w in ws]) for k in ws[0]}
+        said = []
+        for r in rs:
+            for s in r.get("profiler_said") or []:
+                if s not in said:
+                    said.append(s)
+        e["said"] = said[:5]
+        out[(wl, cfg)] = e
+    return out
+
+
+def paired(raw, wl, cfg, key):
+    """Median over rounds of (this config's run / the same round's no-profiler run)."""
+    xs = []
+    for r in raw["runs"]:
+        if r["workload"] == wl and r["config"] == cfg and not r["warmup"] and r.get(key) is not None and r["exit"] == 0:
+            n = [b for b in raw["runs"] if b["workload"] == wl and b["config"] == "none" and b["round"] == r["round"]
+                 and not b["warmup"] and b.get(key)]
+            if n:
+                xs.append(r[key] / n[0][key])
+    return med(xs)
+
+
+def render(raw, raw_rel, results_path):
+    s = summarize(raw)
+    a = raw["args"]
+    readme = os.path.relpath(os.path.join(procs.BENCH, "README.md"), os.path.dirname(os.path.abspath(results_path)))
+    L = ["# candor allocation and lock profiling beside async-profiler and JFR%s" % (" (quick mode)" if a["quick"] else ""), ""]
+    L.append("Written by `bench/events/run_events.py%s` on %s (%.0f s of runs). Raw runs (gitignored): `%s`. "
+             "How to run it and what every figure means: [bench/README.md](%s#allocation-and-lock-profiling-make-bench-events)." % (
+                 " --quick" if a["quick"] else "", raw["started"][:16].replace("T", " ") + " UTC", raw["elapsed_s"],
+                 raw_rel, readme))
+    L.append("")
+    L.append("%d alternating rounds%s: every round runs each workload with each config in turn (A B C … A B C …), "
+             "so drifts of this shared 2-vCPU machine hit every config alike. Figures are medians over the rounds "
+             "[min–max]. *Elapsed* and *CPU* are the workload's own (`elapsed_ms`, and `cpu_ms`: the process CPU "
+             "over the work, JIT, GC and profiler threads included, JVM start-up excluded); *run CPU* is the whole "
+             "JVM's from `wait4` (start-up and writing the recording at exit included). *vs none*: median / median "
+             "without a profiler; *paired*: median over rounds of run / the same round's run without. *Events*: "
+             "the allocation samples or lock waits the profiler wrote, counted with `jfr summary` in the .jfr it wrote "
+             "(every config writes JFR). *Extra CPU per event*: (CPU − CPU without) / events, where there were at least %d events. Every config runs "
+             "on both workloads: where a mode has next to nothing to record (allocations in `locks`, lock waits in "
+             "`jackson`) its row shows what it costs just to have it on." % (
+                 a["rounds"], " after one warm-up round that is not counted" if a["warmup"] else "", MIN_EVENTS))
+    L.append("")
+    L += machine_table(raw)
+    L += ["## Configs", "", "| config | what runs | events counted |", "|---|---|---|"]
+    desc = {
+        "none": "no profiler",
+        "candor-alloc": "`-agentpath:libcandor.so=start,event=alloc,alloc=%s,file=X.jfr,stats=X.json,quiet`: JVMTI "
+                        "SampledObjectAlloc, one sample per %s allocated by a thread on average" % (ALLOC, ALLOC),
+        "ap-alloc": "`-agentpath:libasyncProfiler.so=start,event=alloc,alloc=524288,jfr,file=X.jfr` (the same "
+                    "interval, 512 KiB; async-profiler also samples with JVMTI SampledObjectAlloc on JDK 11+)",
+        "jfr-alloc": "`-XX:StartFlightRecording=settings=jfr-alloc.jfc`: the JDK's `profile.jfc` with every event off "
+                     "but `jdk.ObjectAllocationSample` (throttle %s, profile's: a rate, not a byte interval)" % JFR_ALLOC_THROTTLE,
+        "candor-lock": "`-agentpath:libcandor.so=start,event=lock,lock=%s,file=X.jfr,stats=X.json,quiet`: every "
+                       "contended monitor entry and lock park of at least %s" % (LOCK, LOCK),
+        "ap-lock": "`-agentpath:libasyncProfiler.so=start,event=lock,lock=%s,jfr,file=X.jfr`. async-profiler's "
+                   "`lock=` is a sampling interval, not a threshold: a wait is recorded when the sum of wait times "
+                   "crosses a multiple of it, so every wait of ≥ %s and a share of shorter ones proportional to "
+                   "their length" % (LOCK, LOCK),
+        "jfr-lock": "`-XX:StartFlightRecording=settings=jfr-lock.jfc`: `profile.jfc` with every event off but "
+                    "`jdk.JavaMonitorEnter` and `jdk.ThreadPark`, threshold %s (ThreadPark: every park of at least "
+                    "that, whatever the blocker)" % JFR_LOCK_THRESHOLD.replace(" ", " "),
+    }
+    for c in raw["configs"]:
+        L.append("| `%s` | %s | %s |" % (c, desc[c], ", ".join("`%s`" % e for e in CONFIGS[c].get("events", [])) or ""))
+    L.append("")
+    for wl in dict.fromkeys(w for w, _ in raw["plan"]):
+        L += workload_section(raw, s, wl)
+    L += ["## Anomalies", ""]
+    if raw["anomalies"]:
+        L += ["- " + x for x in raw["anomalies"]]
+    else:
+        L.append("None: every JVM exited 0 and wrote a readable recording; every candor stats file had "
+                 "`kinds.X.ticks = recorded + failed + dropped` and `ticks = recorded + dropped + Σ failures`, and "
+                 "its .jfr held as many events as it counted recorded.")
+    L.append("")
+    return "\n".join(L)
+
+
+def workload_section(raw, s, wl):
+    w = WORKLOADS[wl]
+    cfgs = [c for (x, c) in raw["plan"] if x == wl]
+    n = s.get((wl, "none"), {})
+    L = ["## %s" % wl, "", "%s: `candor-bench-workloads.jar %s %s`." % (
+        w["desc"], " ".join(w["argv"]), " ".join(raw["work_args"][wl])), ""]
+    hdr = ["config", "elapsed s", "vs none", "paired", "CPU s", "vs none", "paired", "run CPU s", "vs none",
+           "events", "extra CPU per event µs", "other CPUs"]
+    L.append("| " + " | ".join(hdr) + " |")
+    L.append("|" + "---|" * len(hdr))
+    for c in cfgs:
+        e = s[(wl, c)]
+        if not e["ok"]:
+            L.append("| %s | failed: %d of %d runs exited non-zero | | | | | | | | | | |" % (CONFIGS[c]["label"], e["n"] - e["ok"], e["n"]))
+            continue
+        ev = e.get("events")
+        extra = None
+        if c != "none" and ev and ev >= MIN_EVENTS and n.get("self_cpu_s") is not None and e.get("self_cpu_s") is not None:
+            extra = (e["self_cpu_s"] - n["self_cpu_s"]) / ev * 1e6
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            CONFIGS[c]["label"],
+            rng(e, "self_elapsed_s"), "" if c == "none" else pct(ratio(e["self_elapsed_s"], n.get("self_elapsed_s"))),
+            "" if c == "none" else pct(paired(raw, wl, c, "self_elapsed_s")),
+            rng(e, "self_cpu_s"), "" if c == "none" else pct(ratio(e["self_cpu_s"], n.get("self_cpu_s"))),
+            "" if c == "none" else pct(paired(raw, wl, c, "self_cpu_s")),
+            rng(e, "cpu_s"), "" if c == "none" else pct(ratio(e["cpu_s"], n.get("cpu_s"))),
+            "" if c == "none" else ("%d" % ev if ev is not None else "–"),
+            "" if extra is None else "%.1f" % extra,
+            fmt(e.get("background_cpus"))))
+    L.append("")
+    # candor against each peer, same what
+    rows = []
+    for what in ("alloc", "lock"):
+        cc = "candor-" + what
+        if cc not in cfgs or not s[(wl, cc)]["ok"]:
+            continue
+        ce = s[(wl, cc)]
+        for p in ("ap-" + what, "jfr-" + what):
+            if p not in cfgs:
+                continue
+            pe = s[(wl, p)]
+            if not pe["ok"]:
+                rows.append("| %s / %s | – (the peer failed) | | | |" % (CONFIGS[cc]["label"], CONFIGS[p]["label"]))
+                continue
+            extra_c = ce["self_cpu_s"] - n["self_cpu_s"] if n.get("self_cpu_s") is not None else None
+            extra_p = pe["self_cpu_s"] - n["self_cpu_s"] if n.get("self_cpu_s") is not None else None
+            rows.append("| %s / %s | %.3f× | %.3f× | %.3f× | %s |" % (
+                CONFIGS[cc]["label"], CONFIGS[p]["label"], ratio(ce["self_elapsed_s"], pe["self_elapsed_s"]),
+                ratio(ce["self_cpu_s"], pe["self_cpu_s"]), ratio(ce["cpu_s"], pe["cpu_s"]),
+                "%+.2f s vs %+.2f s" % (extra_c, extra_p) if extra_c is not None else ""))
+    if rows:
+        L += ["candor against the peers (medians; below 1× candor cost less):", "",
+              "| candor / peer | elapsed | CPU | run CPU | extra CPU vs none: candor vs peer |", "|---|---|---|---|---|"] + rows + [""]
+    # candor's own accounting
+    acc = []
+    for c in cfgs:
+        e = s[(wl, c)]
+        k = e.get("candor")
+        if not k:
+            continue
+        tot = k.get("totals") or {}
+        tot_s = ", ".join("%s %s" % (x, tot[x]) for x in sorted(tot) if isinstance(tot[x], (int, float)))
+        acc.append("- %s: samples %d = recorded %d + failed %d + dropped %d (medians); the identity held in %d of %d "
+                   "runs, and the .jfr held as many events as recorded in %d of %d; stats `%s` (median run): %s." % (
+                       CONFIGS[c]["label"], k["ticks"], k["recorded"], k["failed"], k["dropped"], k["identity_ok"],
+                       k["runs"], k["jfr_agrees"], k["runs"], CONFIGS[c]["what"], tot_s or "–"))
+    if acc:
+        L += ["candor's accounting (stats JSON `kinds.alloc` / `kinds.lock`):", ""] + acc + [""]
+    wt = n.get("waits")
+    if wt:
+        L.append("What the workload saw itself without a profiler (median): %d ReentrantLock acquisitions found it "
+                 "taken; %d ReentrantLock and %d monitor acquisitions took ≥ 10 µs from asking to holding "
+                 "(System.nanoTime around them: spinning included, so an upper bound of the waits a profiler at "
+                 "10 µs can see)." % (wt["rl_taken"], wt["rl_ge10us"], wt["mon_ge10us"]))
+        L.append("")
+    said = [(c, s[(wl, c)]["said"]) for c in cfgs if s[(wl, c)]["said"]]
+    if said:
+        L.append("What the profilers printed (first lines, any run):")
+        L.append("")
+        for c, lines in said:
+            L.append("- %s: %s" % (CONFIGS[c]["label"], "; ".join("`%s`" % x[:200] for x in lines)))
+        L.append("")
+    return L
+
+
+def rng(e, key):
+    v, r = e.get(key), e.get(key + "_range")
+    if v is None:
+        return "–"
+    return "%.2f [%.2f–%.2f]" % (v, r[0], r[1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(REPO, "build"), help="directory with libcandor.so")
+    ap.add_argument("--jdk", default=None, help="JDK home, java binary, or 17 / 25 (default 17)")
+    ap.add_argument("--rounds", type=int, default=None, help="measured rounds (default 5, quick 3)")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false", help="no warm-up round (quick has none)")
+    ap.add_argument("--quick", action="store_true", help="3 rounds, no warm-up, less work per run")
+    ap.add_argument("--configs", default=",".join(ORDER), help="configs, of: " + ",".join(ORDER))
+    ap.add_argument("--workloads", default="jackson,locks")
+    ap.add_argument("--jvm-opt", action="append", default=None, help="JVM option for every run (default -Xms1g -Xmx1g)")
+    ap.add_argument("--results", default=None, help="markdown output (default bench/results/RESULTS-events.md; "
+                                                    "quick: bench/out/RESULTS-events-quick.md)")
+    ap.add_argument("--quiet-cpus", type=float, default=0.3)
+    ap.add_argument("--quiet-wait", type=float, default=20)
+    ap.add_argument("--quiet-budget", type=float, default=120)
+    a = ap.parse_args()
+    if a.rounds is None:
+        a.rounds = 3 if a.quick else 5
+    if a.quick:
+        a.warmup = False
+    if a.jvm_opt is None:
+        a.jvm_opt = ["-Xms1g", "-Xmx1g"]
+    if a.results is None:
+        a.results = QUICK_RESULTS if a.quick else RESULTS
+    os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
+    Events(a).main()
+
+
+if __name__ == "__main__":
+    main()
