@@ -19,6 +19,7 @@ of elapsed and CPU time, their ratios to no profiler and candor's to each peer, 
 the .jfr it wrote). Standard library only; reuses bench/harness.
 
     python3 bench/events/run_events.py --build build [--rounds 5] [--quick] [--configs A,B] [--workloads W]
+    python3 bench/events/run_events.py --render bench/out/events-TIME.json [--results FILE]   # re-render only
 """
 
 import argparse
@@ -342,7 +343,15 @@ def render(raw, raw_rel, results_path):
              "`jackson`) its row shows what it costs just to have it on." % (
                  a["rounds"], " after one warm-up round that is not counted" if a["warmup"] else "", MIN_EVENTS))
     L.append("")
+    bgs = [r["background_cpus"] for r in raw["runs"] if not r["warmup"] and r.get("background_cpus") is not None]
+    if bgs and med(bgs) > 0.5:
+        L.append("**Warning: other processes kept a median of %.2f of the %s CPUs busy during these runs** (builds and "
+                 "tests of other sessions on the same VM). Elapsed times suffer most, CPU times less; read the ratios "
+                 "with the ranges and the *other CPUs* column, and rerun on a quiet machine." % (
+                     med(bgs), raw["machine"]["nproc"]))
+        L.append("")
     L += machine_table(raw)
+    L += headline(raw, s)
     L += ["## Configs", "", "| config | what runs | events counted |", "|---|---|---|"]
     desc = {
         "none": "no profiler",
@@ -376,6 +385,43 @@ def render(raw, raw_rel, results_path):
                  "its .jfr held as many events as it counted recorded.")
     L.append("")
     return "\n".join(L)
+
+
+def headline(raw, s):
+    """The two cells the issue asks about: allocation profiling on jackson, lock profiling on locks."""
+    rows = []
+    for wl, what in (("jackson", "alloc"), ("locks", "lock")):
+        n = s.get((wl, "none"))
+        if not n or not n["ok"]:
+            continue
+        cells = []
+        for p in ("candor", "ap", "jfr"):
+            e = s.get((wl, "%s-%s" % (p, what)))
+            cells.append(e if e and e["ok"] else None)
+        if cells[0] is None:
+            continue
+
+        def vs(e, key):
+            return "–" if e is None else pct(ratio(e[key], n[key]))
+
+        def per(e, key, other):
+            return "–" if e is None or other is None else "%.2f×" % ratio(e[key], other[key])
+        rows.append("| %s, %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s |" % (
+            what, wl,
+            vs(cells[0], "self_cpu_s"), vs(cells[0], "self_elapsed_s"),
+            vs(cells[1], "self_cpu_s"), vs(cells[1], "self_elapsed_s"),
+            vs(cells[2], "self_cpu_s"), vs(cells[2], "self_elapsed_s"),
+            per(cells[0], "self_cpu_s", cells[1]), per(cells[0], "self_elapsed_s", cells[1]),
+            per(cells[0], "self_cpu_s", cells[2]), per(cells[0], "self_elapsed_s", cells[2]),
+            " / ".join("–" if e is None or e.get("events") is None else "%d" % e["events"] for e in cells)))
+    if not rows:
+        return []
+    return ["## Headline", "",
+            "Medians over the rounds; CPU is the process CPU over the work, JIT, GC and profiler threads included. "
+            "Tables per workload below.", "",
+            "| mode, workload | candor vs none: CPU / elapsed | async-profiler vs none | JFR vs none | "
+            "candor / async-profiler: CPU / elapsed | candor / JFR | events: candor / async-profiler / JFR |",
+            "|---|---|---|---|---|---|---|"] + rows + [""]
 
 
 def workload_section(raw, s, wl):
@@ -482,6 +528,8 @@ def main():
     ap.add_argument("--jvm-opt", action="append", default=None, help="JVM option for every run (default -Xms1g -Xmx1g)")
     ap.add_argument("--results", default=None, help="markdown output (default bench/results/RESULTS-events.md; "
                                                     "quick: bench/out/RESULTS-events-quick.md)")
+    ap.add_argument("--render", metavar="RAW_JSON", help="rewrite the markdown of a raw run (bench/out/events-*.json) "
+                                                         "without running anything")
     ap.add_argument("--quiet-cpus", type=float, default=0.3)
     ap.add_argument("--quiet-wait", type=float, default=20)
     ap.add_argument("--quiet-budget", type=float, default=120)
@@ -495,6 +543,17 @@ def main():
     if a.results is None:
         a.results = QUICK_RESULTS if a.quick else RESULTS
     os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
+    if a.render:
+        with open(a.render) as f:
+            raw = json.load(f)
+        raw["plan"] = [tuple(p) for p in raw["plan"]]
+        if a.results == RESULTS and raw["args"]["quick"]:
+            a.results = QUICK_RESULTS
+        md = render(raw, os.path.relpath(os.path.abspath(a.render), REPO), a.results)
+        with open(a.results, "w") as f:
+            f.write(md)
+        print(md)
+        return
     Events(a).main()
 
 
