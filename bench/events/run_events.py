@@ -78,7 +78,23 @@ WORKLOADS = {
 
 SELF_RE = hconfigs.SELF_RE
 MIN_EVENTS = 100  # fewer events than this: no extra CPU per event (it would divide noise by almost nothing)
-WAITS_RE = r"locks-waits: reentrantlock_taken=(\d+) reentrantlock_ge10us=(\d+) monitor_ge10us=(\d+)"
+WAITS_RE = r"locks-waits: reentrantlock_taken=(\d+) reentrantlock_ge10us=(\d+) monitor_ge10us=(\d+)(?: workers_cpu_ms=(\d+))?"
+
+
+def derive(r):
+    """The workload's own figures from its output: elapsed and process CPU over the work, the CPU of its own
+    threads (jackson: the main thread; locks: the 4 workers, without the JIT and GC threads' noise), and the
+    waits locks timed itself."""
+    text = r.get("output_tail") or ""
+    m = re.search(SELF_RE, text)
+    if m:
+        r["self_elapsed_s"], r["self_cpu_s"] = int(m.group(2)) / 1e3, int(m.group(3)) / 1e3
+        r["app_cpu_s"] = int(m.group(4)) / 1e3
+    m = re.search(WAITS_RE, text)
+    if m:
+        r["waits"] = {"rl_taken": int(m.group(1)), "rl_ge10us": int(m.group(2)), "mon_ge10us": int(m.group(3))}
+        r["app_cpu_s"] = int(m.group(4)) / 1e3 if m.group(4) else None
+    return r
 
 
 def med(xs):
@@ -157,14 +173,9 @@ class Events:
                          cwd=os.path.join(EVENTS_OUT, "scratch"))
         r.update(workload=wl, config=cfg, round=rnd, warmup=warmup)
         text = r["output_tail"]
-        m = re.search(SELF_RE, text)
-        if m:
-            r["self_elapsed_s"], r["self_cpu_s"] = int(m.group(2)) / 1e3, int(m.group(3)) / 1e3
-        elif r["exit"] == 0:
+        derive(r)
+        if r.get("self_cpu_s") is None and r["exit"] == 0:
             self.anomaly("%s: no summary line in the output" % name)
-        m = re.search(WAITS_RE, text)
-        if m:
-            r["waits"] = {"rl_taken": int(m.group(1)), "rl_ge10us": int(m.group(2)), "mon_ge10us": int(m.group(3))}
         if r["exit"] != 0:
             self.anomaly("%s: exit %d: %s" % (name, r["exit"], text.strip().splitlines()[-1:] if text.strip() else ""))
         # what the profiler itself said (warnings, errors): async-profiler's [WARN]/[ERROR], JFR's, candor's
@@ -231,9 +242,9 @@ class Events:
         for rnd, warm in rounds:
             for wl, cfg in plan:
                 r = self.run_one(wl, cfg, 0 if warm else rnd, warm)
-                log("%s %-8s %-13s elapsed %s cpu %s run-cpu %.2f s  events %s%s%s" % (
+                log("%s %-8s %-13s elapsed %s cpu %s threads %s run-cpu %.2f s  events %s%s%s" % (
                     "warm-up " if warm else "round %d" % rnd, wl, cfg, fmt(r.get("self_elapsed_s")),
-                    fmt(r.get("self_cpu_s")), r["cpu_s"], r.get("events", "-"),
+                    fmt(r.get("self_cpu_s")), fmt(r.get("app_cpu_s")), r["cpu_s"], r.get("events", "-"),
                     ("  candor %(ticks)d = %(recorded)d + %(failed)d + %(dropped)d" % r["candor"]) if r.get("candor") else "",
                     ("  [%s]" % r["profiler_said"][0]) if r.get("profiler_said") and warm else ""))
         raw = {
@@ -280,11 +291,13 @@ def pct(x):
 def summarize(raw):
     """Per (workload, config): medians and ranges of the measured (not warm-up) runs."""
     out = {}
+    for r in raw["runs"]:
+        derive(r)
     for wl, cfg in raw["plan"]:
         rs = [r for r in raw["runs"] if r["workload"] == wl and r["config"] == cfg and not r["warmup"]]
         ok = [r for r in rs if r["exit"] == 0]
         e = {"n": len(rs), "ok": len(ok)}
-        for key in ("self_elapsed_s", "self_cpu_s", "cpu_s", "wall_s", "events", "background_cpus"):
+        for key in ("self_elapsed_s", "self_cpu_s", "app_cpu_s", "cpu_s", "wall_s", "events", "background_cpus"):
             xs = [r.get(key) for r in ok if r.get(key) is not None]
             e[key] = med(xs)
             e[key + "_range"] = (min(xs), max(xs)) if xs else None
@@ -334,7 +347,9 @@ def render(raw, raw_rel, results_path):
     L.append("%d alternating rounds%s: every round runs each workload with each config in turn (A B C … A B C …), "
              "so drifts of this shared 2-vCPU machine hit every config alike. Figures are medians over the rounds "
              "[min–max]. *Elapsed* and *CPU* are the workload's own (`elapsed_ms`, and `cpu_ms`: the process CPU "
-             "over the work, JIT, GC and profiler threads included, JVM start-up excluded); *run CPU* is the whole "
+             "over the work, JIT, GC and profiler threads included, JVM start-up excluded); *threads' CPU* that of the "
+             "workload's own threads (ThreadMXBean: jackson's one thread, `thread_cpu_ms`; the 4 workers of locks, "
+             "`workers_cpu_ms`), where the profilers' JVMTI callbacks run, without the JIT's and GC's noise; *run CPU* is the whole "
              "JVM's from `wait4` (start-up and writing the recording at exit included). *vs none*: median / median "
              "without a profiler; *paired*: median over rounds of run / the same round's run without. *Events*: "
              "the allocation samples or lock waits the profiler wrote, counted with `jfr summary` in the .jfr it wrote "
@@ -401,27 +416,28 @@ def headline(raw, s):
         if cells[0] is None:
             continue
 
-        def vs(e, key):
-            return "–" if e is None else pct(ratio(e[key], n[key]))
+        def vs(e):
+            return "–" if e is None else " / ".join(pct(ratio(e[k], n[k])) or "–" for k in KEYS)
 
-        def per(e, key, other):
-            return "–" if e is None or other is None else "%.2f×" % ratio(e[key], other[key])
-        rows.append("| %s, %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s |" % (
-            what, wl,
-            vs(cells[0], "self_cpu_s"), vs(cells[0], "self_elapsed_s"),
-            vs(cells[1], "self_cpu_s"), vs(cells[1], "self_elapsed_s"),
-            vs(cells[2], "self_cpu_s"), vs(cells[2], "self_elapsed_s"),
-            per(cells[0], "self_cpu_s", cells[1]), per(cells[0], "self_elapsed_s", cells[1]),
-            per(cells[0], "self_cpu_s", cells[2]), per(cells[0], "self_elapsed_s", cells[2]),
+        def per(e, other):
+            return "–" if other is None else " / ".join(
+                "–" if ratio(e[k], other[k]) is None else "%.2f×" % ratio(e[k], other[k]) for k in KEYS)
+        rows.append("| %s, %s | %s | %s | %s | %s | %s | %s |" % (
+            what, wl, vs(cells[0]), vs(cells[1]), vs(cells[2]), per(cells[0], cells[1]), per(cells[0], cells[2]),
             " / ".join("–" if e is None or e.get("events") is None else "%d" % e["events"] for e in cells)))
     if not rows:
         return []
     return ["## Headline", "",
-            "Medians over the rounds; CPU is the process CPU over the work, JIT, GC and profiler threads included. "
-            "Tables per workload below.", "",
-            "| mode, workload | candor vs none: CPU / elapsed | async-profiler vs none | JFR vs none | "
-            "candor / async-profiler: CPU / elapsed | candor / JFR | events: candor / async-profiler / JFR |",
+            "Medians over the rounds, each cell *CPU / threads' CPU / elapsed*: the process CPU over the work (JIT, GC "
+            "and profiler threads included), the CPU of the workload's own threads (jackson: its one thread; locks: "
+            "the 4 workers: where the profilers' allocation and lock callbacks run, without the JIT's noise), and the "
+            "elapsed time. Tables per workload below.", "",
+            "| mode, workload | candor vs none | async-profiler vs none | JFR vs none | candor / async-profiler | "
+            "candor / JFR | events: candor / async-profiler / JFR |",
             "|---|---|---|---|---|---|---|"] + rows + [""]
+
+
+KEYS = ("self_cpu_s", "app_cpu_s", "self_elapsed_s")
 
 
 def workload_section(raw, s, wl):
@@ -430,28 +446,40 @@ def workload_section(raw, s, wl):
     n = s.get((wl, "none"), {})
     L = ["## %s" % wl, "", "%s: `candor-bench-workloads.jar %s %s`." % (
         w["desc"], " ".join(w["argv"]), " ".join(raw["work_args"][wl])), ""]
-    hdr = ["config", "elapsed s", "vs none", "paired", "CPU s", "vs none", "paired", "run CPU s", "vs none",
-           "events", "extra CPU per event µs", "other CPUs"]
+    hdr = ["config", "elapsed s", "vs none (paired)", "CPU s", "vs none (paired)", "threads' CPU s",
+           "vs none (paired)", "run CPU s", "vs none", "events", "extra CPU per event µs: process / threads",
+           "other CPUs"]
     L.append("| " + " | ".join(hdr) + " |")
     L.append("|" + "---|" * len(hdr))
+
+    def vs(e, c, key):
+        if c == "none":
+            return ""
+        v = pct(ratio(e.get(key), n.get(key)))
+        pp = pct(paired(raw, wl, c, key))
+        return "%s (%s)" % (v, pp) if v and pp else (v or "–")
+
+    def extra(e, key):
+        ev = e.get("events")
+        if not ev or ev < MIN_EVENTS or n.get(key) is None or e.get(key) is None:
+            return "–"
+        return "%.1f" % ((e[key] - n[key]) / ev * 1e6)
+
     for c in cfgs:
         e = s[(wl, c)]
         if not e["ok"]:
-            L.append("| %s | failed: %d of %d runs exited non-zero | | | | | | | | | | |" % (CONFIGS[c]["label"], e["n"] - e["ok"], e["n"]))
+            L.append("| %s | failed: %d of %d runs exited non-zero |%s" % (
+                CONFIGS[c]["label"], e["n"] - e["ok"], e["n"], " |" * (len(hdr) - 2)))
             continue
         ev = e.get("events")
-        extra = None
-        if c != "none" and ev and ev >= MIN_EVENTS and n.get("self_cpu_s") is not None and e.get("self_cpu_s") is not None:
-            extra = (e["self_cpu_s"] - n["self_cpu_s"]) / ev * 1e6
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             CONFIGS[c]["label"],
-            rng(e, "self_elapsed_s"), "" if c == "none" else pct(ratio(e["self_elapsed_s"], n.get("self_elapsed_s"))),
-            "" if c == "none" else pct(paired(raw, wl, c, "self_elapsed_s")),
-            rng(e, "self_cpu_s"), "" if c == "none" else pct(ratio(e["self_cpu_s"], n.get("self_cpu_s"))),
-            "" if c == "none" else pct(paired(raw, wl, c, "self_cpu_s")),
-            rng(e, "cpu_s"), "" if c == "none" else pct(ratio(e["cpu_s"], n.get("cpu_s"))),
+            rng(e, "self_elapsed_s"), vs(e, c, "self_elapsed_s"),
+            rng(e, "self_cpu_s"), vs(e, c, "self_cpu_s"),
+            rng(e, "app_cpu_s"), vs(e, c, "app_cpu_s"),
+            rng(e, "cpu_s"), "" if c == "none" else (pct(ratio(e["cpu_s"], n.get("cpu_s"))) or "–"),
             "" if c == "none" else ("%d" % ev if ev is not None else "–"),
-            "" if extra is None else "%.1f" % extra,
+            "" if c == "none" else "%s / %s" % (extra(e, "self_cpu_s"), extra(e, "app_cpu_s")),
             fmt(e.get("background_cpus"))))
     L.append("")
     # candor against each peer, same what
@@ -466,17 +494,24 @@ def workload_section(raw, s, wl):
                 continue
             pe = s[(wl, p)]
             if not pe["ok"]:
-                rows.append("| %s / %s | – (the peer failed) | | | |" % (CONFIGS[cc]["label"], CONFIGS[p]["label"]))
+                rows.append("| %s / %s | – (the peer failed) | | | | |" % (CONFIGS[cc]["label"], CONFIGS[p]["label"]))
                 continue
-            extra_c = ce["self_cpu_s"] - n["self_cpu_s"] if n.get("self_cpu_s") is not None else None
-            extra_p = pe["self_cpu_s"] - n["self_cpu_s"] if n.get("self_cpu_s") is not None else None
-            rows.append("| %s / %s | %.3f× | %.3f× | %.3f× | %s |" % (
-                CONFIGS[cc]["label"], CONFIGS[p]["label"], ratio(ce["self_elapsed_s"], pe["self_elapsed_s"]),
-                ratio(ce["self_cpu_s"], pe["self_cpu_s"]), ratio(ce["cpu_s"], pe["cpu_s"]),
-                "%+.2f s vs %+.2f s" % (extra_c, extra_p) if extra_c is not None else ""))
+
+            def x(key):
+                r = ratio(ce.get(key), pe.get(key))
+                return "–" if r is None else "%.3f×" % r
+
+            def added(e):
+                return "%+.2f / %+.2f s" % (e["self_cpu_s"] - n["self_cpu_s"], e["app_cpu_s"] - n["app_cpu_s"]) \
+                    if None not in (e.get("self_cpu_s"), n.get("self_cpu_s"), e.get("app_cpu_s"), n.get("app_cpu_s")) \
+                    else "–"
+            rows.append("| %s / %s | %s | %s | %s | %s | %s vs %s |" % (
+                CONFIGS[cc]["label"], CONFIGS[p]["label"], x("self_elapsed_s"), x("self_cpu_s"), x("app_cpu_s"),
+                x("cpu_s"), added(ce), added(pe)))
     if rows:
-        L += ["candor against the peers (medians; below 1× candor cost less):", "",
-              "| candor / peer | elapsed | CPU | run CPU | extra CPU vs none: candor vs peer |", "|---|---|---|---|---|"] + rows + [""]
+        L += ["candor against the peers (ratios of medians; below 1× candor cost less):", "",
+              "| candor / peer | elapsed | CPU | threads' CPU | run CPU | CPU / threads' CPU added vs none: candor vs peer |",
+              "|---|---|---|---|---|---|"] + rows + [""]
     # candor's own accounting
     acc = []
     for c in cfgs:

@@ -1,5 +1,6 @@
 package dev.candor.bench;
 
+import java.lang.management.ManagementFactory;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
@@ -25,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code locks-waits: …}, gives what the workload saw itself: ReentrantLock acquisitions that found
  * it taken (a failed {@code tryLock}) and acquisitions of each lock that took at least 10 µs from
  * asking to holding (System.nanoTime around it), a rough truth for the lock profilers' counts at
- * {@code lock=10us}.
+ * {@code lock=10us}, and the CPU time of the worker threads (ThreadMXBean, their whole lives): where
+ * a lock profiler's callbacks run, without the JIT and GC threads' noise.
  */
 final class LockBench {
     private LockBench() {}
@@ -41,11 +43,13 @@ final class LockBench {
         LongAdder rlTaken = new LongAdder();
         LongAdder rlSlow = new LongAdder();
         LongAdder monSlow = new LongAdder();
+        LongAdder workersCpu = new LongAdder();
         LibRun.run("locks", String.format(Locale.ROOT, "threads=%d iterations=%d inside=%d outside=%d yield_every=%d",
                 threads, iterations, inside, outside, yieldEvery), args,
-                loop -> work(threads, iterations, inside, outside, yieldEvery, rlTaken, rlSlow, monSlow));
-        System.out.printf(Locale.ROOT, "locks-waits: reentrantlock_taken=%d reentrantlock_ge10us=%d monitor_ge10us=%d%n",
-                rlTaken.sum(), rlSlow.sum(), monSlow.sum());
+                loop -> work(threads, iterations, inside, outside, yieldEvery, rlTaken, rlSlow, monSlow, workersCpu));
+        System.out.printf(Locale.ROOT,
+                "locks-waits: reentrantlock_taken=%d reentrantlock_ge10us=%d monitor_ge10us=%d workers_cpu_ms=%d%n",
+                rlTaken.sum(), rlSlow.sum(), monSlow.sum(), workersCpu.sum() / 1_000_000);
     }
 
     /** The shared state both locks guard; sums only, so the result does not depend on the order. */
@@ -64,7 +68,8 @@ final class LockBench {
     }
 
     static long work(int threads, int iterations, int inside, int outside, int yieldEvery,
-                     LongAdder rlTaken, LongAdder rlSlow, LongAdder monSlow) throws InterruptedException {
+                     LongAdder rlTaken, LongAdder rlSlow, LongAdder monSlow, LongAdder workersCpu)
+            throws InterruptedException {
         // a power of two: a holder yields the CPU in about one critical section of yieldEvery (0: never)
         final long yieldMask = Math.max(1, Long.highestOneBit(yieldEvery)) - 1;
         ReentrantLock lock = new ReentrantLock();
@@ -122,6 +127,7 @@ final class LockBench {
                     mine += x & 0xff;
                 }
                 local.add(mine);
+                workersCpu.add(ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
             }, "locks-" + t);
             ts[t].start();
         }
