@@ -53,6 +53,12 @@ CONFIGS = {
                      "events": ["jdk.ObjectAllocationSample"]},
     "ap-alloc":     {"kind": "ap", "what": "alloc", "label": "async-profiler alloc=%s" % ALLOC,
                      "events": ["jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB"]},
+    # a finer interval, jackson only: 32 times the samples, so that what one sample costs rises above the JIT's noise
+    "candor-alloc-16k": {"kind": "candor", "what": "alloc", "size": "16k", "bytes": "16384", "only": ["jackson"],
+                         "label": "candor alloc=16k", "events": ["jdk.ObjectAllocationSample"]},
+    "ap-alloc-16k": {"kind": "ap", "what": "alloc", "size": "16k", "bytes": "16384", "only": ["jackson"],
+                     "label": "async-profiler alloc=16k",
+                     "events": ["jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB"]},
     "jfr-alloc":    {"kind": "jfr", "what": "alloc", "label": "JFR ObjectAllocationSample %s" % JFR_ALLOC_THROTTLE,
                      "events": ["jdk.ObjectAllocationSample"]},
     "candor-lock":  {"kind": "candor", "what": "lock", "label": "candor lock=%s" % LOCK,
@@ -154,11 +160,11 @@ class Events:
         out = peers.remove(base + ".jfr")
         if c["kind"] == "candor":
             peers.remove(base + ".json")
-            size = ALLOC if c["what"] == "alloc" else LOCK
+            size = c.get("size") or (ALLOC if c["what"] == "alloc" else LOCK)
             return ["-agentpath:%s=start,event=%s,%s=%s,file=%s,stats=%s,quiet" % (
                 self.lib, c["what"], c["what"], size, out, base + ".json")]
         if c["kind"] == "ap":
-            size = "524288" if c["what"] == "alloc" else LOCK
+            size = c.get("bytes") or ("524288" if c["what"] == "alloc" else LOCK)
             return ["-agentpath:%s=start,event=%s,%s=%s,jfr,file=%s" % (self.ap, c["what"], c["what"], size, out)]
         return ["-XX:StartFlightRecording=settings=%s,filename=%s" % (self.jfcs[cfg], out), "-Xlog:jfr+startup=warning"]
 
@@ -235,7 +241,7 @@ class Events:
         wls = a.workloads.split(",")
         # every config on both workloads: where a mode has little to record (alloc on locks, lock on jackson)
         # its row shows what it costs to have it on
-        plan = [(w, c) for w in wls for c in cfgs]
+        plan = [(w, c) for w in wls for c in cfgs if w in CONFIGS[c].get("only", [w])]
         rounds = ([("w", True)] if a.warmup else []) + [(i, False) for i in range(a.rounds)]
         log("events bench: %d runs per round (%s), %d rounds + %d warm-up; JDK %s" % (
             len(plan), ", ".join("%s/%s" % p for p in plan), a.rounds, 1 if a.warmup else 0, self.java))
@@ -374,6 +380,9 @@ def render(raw, raw_rel, results_path):
                         "SampledObjectAlloc, one sample per %s allocated by a thread on average" % (ALLOC, ALLOC),
         "ap-alloc": "`-agentpath:libasyncProfiler.so=start,event=alloc,alloc=524288,jfr,file=X.jfr` (the same "
                     "interval, 512 KiB; async-profiler also samples with JVMTI SampledObjectAlloc on JDK 11+)",
+        "candor-alloc-16k": "the same at `alloc=16k`, jackson only: 32 times the samples, so that what a sample "
+                            "costs rises above the run-to-run noise of the JIT",
+        "ap-alloc-16k": "the same at `alloc=16384`, jackson only",
         "jfr-alloc": "`-XX:StartFlightRecording=settings=jfr-alloc.jfc`: the JDK's `profile.jfc` with every event off "
                      "but `jdk.ObjectAllocationSample` (throttle %s, profile's: a rate, not a byte interval)" % JFR_ALLOC_THROTTLE,
         "candor-lock": "`-agentpath:libcandor.so=start,event=lock,lock=%s,file=X.jfr,stats=X.json,quiet`: every "
@@ -405,13 +414,13 @@ def render(raw, raw_rel, results_path):
 def headline(raw, s):
     """The two cells the issue asks about: allocation profiling on jackson, lock profiling on locks."""
     rows = []
-    for wl, what in (("jackson", "alloc"), ("locks", "lock")):
+    for wl, what, suffix in (("jackson", "alloc", ""), ("jackson", "alloc", "-16k"), ("locks", "lock", "")):
         n = s.get((wl, "none"))
         if not n or not n["ok"]:
             continue
         cells = []
         for p in ("candor", "ap", "jfr"):
-            e = s.get((wl, "%s-%s" % (p, what)))
+            e = s.get((wl, "%s-%s%s" % (p, what, suffix)))
             cells.append(e if e and e["ok"] else None)
         if cells[0] is None:
             continue
@@ -423,7 +432,7 @@ def headline(raw, s):
             return "–" if other is None else " / ".join(
                 "–" if ratio(e[k], other[k]) is None else "%.2f×" % ratio(e[k], other[k]) for k in KEYS)
         rows.append("| %s, %s | %s | %s | %s | %s | %s | %s |" % (
-            what, wl, vs(cells[0]), vs(cells[1]), vs(cells[2]), per(cells[0], cells[1]), per(cells[0], cells[2]),
+            what + ("=" + suffix[1:] if suffix else ""), wl, vs(cells[0]), vs(cells[1]), vs(cells[2]), per(cells[0], cells[1]), per(cells[0], cells[2]),
             " / ".join("–" if e is None or e.get("events") is None else "%d" % e["events"] for e in cells)))
     if not rows:
         return []
@@ -484,12 +493,14 @@ def workload_section(raw, s, wl):
     L.append("")
     # candor against each peer, same what
     rows = []
-    for what in ("alloc", "lock"):
+    for what in ("alloc", "alloc-16k", "lock"):
         cc = "candor-" + what
         if cc not in cfgs or not s[(wl, cc)]["ok"]:
             continue
         ce = s[(wl, cc)]
         for p in ("ap-" + what, "jfr-" + what):
+            if p not in CONFIGS:
+                continue
             if p not in cfgs:
                 continue
             pe = s[(wl, p)]
