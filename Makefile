@@ -79,7 +79,7 @@ bench-paired: all
 	@python3 bench/paired/run_paired.py --build $(BUILD)
 
 # Allocation and lock profiling (issue 16): candor alloc=512k / lock=10us beside async-profiler and JFR on the
-# jackson and locks workloads, 5 alternating rounds (~12 min); writes bench/results/RESULTS-events.md.
+# jackson and locks workloads, 5 alternating rounds (~15 min); writes bench/results/RESULTS-events.md.
 bench-events: all
 	@python3 bench/events/run_events.py --build $(BUILD)
 
