@@ -8,6 +8,7 @@ rounds (A B C ... A B C ...), with no profiler and with each profiler recording 
   none          no profiler
   candor-alloc  candor   start,event=alloc,alloc=512k,file=X.jfr,stats=X.json
   ap-alloc      async-profiler start,event=alloc,alloc=512k,jfr,file=X.jfr
+  candor-alloc-16k, ap-alloc-16k   the same at alloc=16k, jackson only (32x the samples: a cost above the JIT's noise)
   jfr-alloc     JFR, jdk.ObjectAllocationSample alone (throttle 300/s, as profile.jfc)
   candor-lock   candor   start,event=lock,lock=10us,file=X.jfr,stats=X.json
   ap-lock       async-profiler start,event=lock,lock=10us,jfr,file=X.jfr
