@@ -310,12 +310,12 @@ def summarize(raw):
             e[key + "_range"] = (min(xs), max(xs)) if xs else None
         cs = [r["candor"] for r in ok if r.get("candor")]
         if cs:
-            e["candor"] = {k: med([c[k] for c in cs]) for k in ("ticks", "recorded", "failed", "dropped")}
+            e["candor"] = {k: sum(c[k] for c in cs) for k in ("ticks", "recorded", "failed", "dropped")}
             e["candor"]["identity_ok"] = sum(1 for c in cs if c["identity"] and c["whole_identity"])
             e["candor"]["runs"] = len(cs)
             e["candor"]["jfr_agrees"] = sum(1 for c in cs if not c.get("jfr_mismatch"))
-            tot = [c["totals"] for c in cs if c.get("totals")]
-            e["candor"]["totals"] = tot[len(tot) // 2] if tot else None
+            mid = sorted(cs, key=lambda c: c["ticks"])[len(cs) // 2]  # the run with the median count
+            e["candor"]["totals"] = mid.get("totals")
         ws = [r["waits"] for r in ok if r.get("waits")]
         if ws:
             e["waits"] = {k: med([w[k] for w in ws]) for k in ws[0]}
@@ -539,8 +539,9 @@ def workload_section(raw, s, wl):
             continue
         tot = k.get("totals") or {}
         tot_s = ", ".join("%s %s" % (x, tot[x]) for x in sorted(tot) if isinstance(tot[x], (int, float)))
-        acc.append("- %s: samples %d = recorded %d + failed %d + dropped %d (medians); the identity held in %d of %d "
-                   "runs, and the .jfr held as many events as recorded in %d of %d; stats `%s` (median run): %s." % (
+        acc.append("- %s: samples %d = recorded %d + failed %d + dropped %d (all runs together); the identity held "
+                   "in %d of %d runs, and the .jfr held as many events as recorded in %d of %d; stats `%s` of the "
+                   "median run: %s." % (
                        CONFIGS[c]["label"], k["ticks"], k["recorded"], k["failed"], k["dropped"], k["identity_ok"],
                        k["runs"], k["jfr_agrees"], k["runs"], CONFIGS[c]["what"], tot_s or "–"))
     if acc:
