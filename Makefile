@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' $(CURDIR)/pom.xm
 MVN := mvn -B -q -Dstyle.color=never -Dcandor.commit=$(COMMIT)
 JOBS ?= 2
 
-.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak bench-events accuracy clean
+.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -80,6 +80,7 @@ bench-paired: all
 
 # Allocation and lock profiling (issue 16): candor alloc=512k / lock=10us beside async-profiler and JFR on the
 # jackson and locks workloads, 5 alternating rounds (~15 min); writes bench/results/RESULTS-events.md.
+.PHONY: bench-events
 bench-events: all
 	@python3 bench/events/run_events.py --build $(BUILD)
 
