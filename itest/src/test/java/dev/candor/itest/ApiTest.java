@@ -148,7 +148,10 @@ class ApiTest {
         CollapsedProfile alloc = Profiles.collapsed(dir.resolve("events.collapsed"), run);
         long allocated = alloc.count(s -> s.frames().contains("dev.candor.itest.workload.ApiEvents.allocate")
                 && s.leaf().equals("byte[]"));
-        assertTrue(allocated > 0.9 * alloc.total(), name + ": the allocator's byte[] lead the bytes profile");
+        // of the bytes recorded with a stack (a busy machine may drop samples: they stay, as [dropped])
+        long withStack = alloc.count(s -> s.frames().size() > 1);
+        assertTrue(allocated > 0.9 * withStack, name + ": the allocator's byte[] lead the bytes profile ("
+                + allocated + " of " + withStack + ")");
         assertTrue(byteArrays == 0, name + ": the lock profile holds no allocations");
         Profiles.assertIdentity(eventStats, name);
         assertFalse(cpuJson.path("kinds").has("alloc") || cpuJson.path("kinds").has("lock"),

@@ -47,7 +47,20 @@ class ContainerAttachTest {
         boolean pidOne = Targets.feature(jdk) < 21;
         List<String> java = new ArrayList<>(List.of(jdk.java().toString(), "-XX:+EnableDynamicAgentLoading", "-cp",
                 Build.workloadClasspath().toString(), AttachSpin.class.getName(), stop.toString(), "120"));
-        String script = "mount -t tmpfs tmpfs /tmp || exit 97; " + (pidOne ? "exec \"$@\"" : "\"$@\"; exit $?");
+        // A checkout under /tmp (a fresh clone there) would vanish under the private /tmp: its
+        // top directory is bound back in, the rest of /tmp stays private.
+        String keep = "";
+        Path real = dir.toAbsolutePath().normalize();
+        if (real.startsWith("/tmp") && real.getNameCount() > 1) {
+            String top = "/tmp/" + real.getName(1);
+            keep = "mkdir -p /run/candor-itest-host-tmp && mount --bind /tmp /run/candor-itest-host-tmp || exit 96; ";
+            String back = "mkdir -p " + top + " && mount --bind /run/candor-itest-host-tmp/" + real.getName(1) + " " + top
+                    + " || exit 98; ";
+            keep += "mount -t tmpfs tmpfs /tmp || exit 97; " + back;
+        } else {
+            keep = "mount -t tmpfs tmpfs /tmp || exit 97; ";
+        }
+        String script = keep + (pidOne ? "exec \"$@\"" : "\"$@\"; exit $?");
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/unshare", "--mount", "--pid", "--fork", "--mount-proc",
                 "sh", "-c", script, "sh"));
         cmd.addAll(java);

@@ -30,7 +30,7 @@ public final class ApiEvents {
         for (Thread t : threads) {
             t.start();
         }
-        Candor.start("event=alloc,lock,alloc=64k,lock=1ms,file=" + out.resolve("events.collapsed") + ",stats="
+        Candor.start("event=alloc,lock,alloc=512k,lock=1ms,file=" + out.resolve("events.collapsed") + ",stats="
                 + out.resolve("events.json"));
         Thread.sleep(2000);
         Candor.stop();
