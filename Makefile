@@ -56,6 +56,8 @@ test-integration: all dist
 bench: all
 	@python3 bench/run_bench.py --build $(BUILD)
 	@python3 bench/events/run_events.py --build $(BUILD)
+	@$(MVN) -pl itest test-compile -Dcandor.build=$(BUILD)
+	@python3 bench/events/agreement.py --build $(BUILD)
 
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
@@ -79,10 +81,13 @@ bench-paired: all
 	@python3 bench/paired/run_paired.py --build $(BUILD)
 
 # Allocation and lock profiling (issue 16): candor alloc=512k / lock=10us beside async-profiler and JFR on the
-# jackson and locks workloads, 5 alternating rounds (~15 min); writes bench/results/RESULTS-events.md.
+# jackson and locks workloads, 5 alternating rounds (~15 min); writes bench/results/RESULTS-events.md. Then
+# the three against the truth of the itests' AllocMix and LockMix (~3 min): bench/results/RESULTS-agreement.md.
 .PHONY: bench-events
 bench-events: all
 	@python3 bench/events/run_events.py --build $(BUILD)
+	@$(MVN) -pl itest test-compile -Dcandor.build=$(BUILD)
+	@python3 bench/events/agreement.py --build $(BUILD)
 
 # Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
 # against truths the workloads measure themselves; writes bench/results/ACCURACY.md (JDK 17) or
