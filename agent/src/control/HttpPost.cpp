@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -23,13 +24,18 @@ int remainingMs(Clock::time_point deadline) {
   return left > 0 ? static_cast<int>(left) : 0;
 }
 
-// Waits until fd is ready for `events` or the deadline passes.
+// The request's cancellation check, for the waits below (one request per thread at a time).
+thread_local const std::function<bool()>* tCancelled = nullptr;
+
+// Waits until fd is ready for `events`, the deadline passes, or the request is cancelled.
 bool waitFor(int fd, short events, Clock::time_point deadline) {
   for (;;) {
+    int left = remainingMs(deadline);
+    if (left == 0 || (tCancelled != nullptr && *tCancelled && (*tCancelled)())) return false;
     pollfd p{fd, events, 0};
-    int rc = poll(&p, 1, remainingMs(deadline));
+    int rc = poll(&p, 1, std::min(left, 100));
     if (rc > 0) return true;
-    if (rc == 0 || errno != EINTR) return false;
+    if (rc < 0 && errno != EINTR) return false;
   }
 }
 
@@ -83,8 +89,12 @@ bool sendAll(int fd, const char* data, size_t size, Clock::time_point deadline, 
 }  // namespace
 
 bool httpPost(const HttpUrl& url, const std::string& target, const std::string& contentType, const std::string& body,
-              int timeoutMs, std::string* why) {
+              int timeoutMs, std::string* why, const std::function<bool()>& cancelled) {
   Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  struct Scope {  // the waits below see this request's cancellation check
+    explicit Scope(const std::function<bool()>* c) { tCancelled = c; }
+    ~Scope() { tCancelled = nullptr; }
+  } scope(&cancelled);
   int fd = connectTo(url, deadline, why);
   if (fd < 0) return false;
   std::string hostHeader = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;

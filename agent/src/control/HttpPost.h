@@ -2,6 +2,7 @@
 // connection (Connection: close), bounded by a timeout at every step. Ordinary thread only (the
 // pusher's): it blocks, allocates and resolves names. Never raises SIGPIPE (MSG_NOSIGNAL).
 #pragma once
+#include <functional>
 #include <string>
 
 namespace candor {
@@ -19,8 +20,10 @@ bool parseHttpUrl(const std::string& url, HttpUrl* out, std::string* why);
 std::string urlEncode(const std::string& text);
 
 // POSTs `body` to url.host:url.port at `target` (path and query). True when the server answered
-// 2xx; else false with the reason ("connection refused", "HTTP 500", "timed out").
+// 2xx; else false with the reason ("connection refused", "HTTP 500", "timed out"). `cancelled`,
+// asked every 100 ms while waiting on the network, ends the request early (a backend that hangs
+// must not hold up the JVM's exit).
 bool httpPost(const HttpUrl& url, const std::string& target, const std::string& contentType, const std::string& body,
-              int timeoutMs, std::string* why);
+              int timeoutMs, std::string* why, const std::function<bool()>& cancelled = nullptr);
 
 }  // namespace candor

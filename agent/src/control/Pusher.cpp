@@ -156,7 +156,13 @@ bool Pusher::send(const Interval& interval, int timeoutMs, std::string* why) {
                        "&until=" + std::to_string(std::max(interval.until, interval.from + 1)) +
                        "&format=jfr&sampleRate=" + std::to_string(static_cast<long long>(sampleRateHz_ + 0.5)) +
                        "&spyName=javaspy&units=samples&aggregationType=sum";
-  if (!httpPost(target_, target, "multipart/form-data; boundary=" + boundary, body, timeoutMs, why)) return false;
+  auto pastDeadline = [this] {  // the JVM is exiting and the last intervals' time is up
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stopping_ && std::chrono::steady_clock::now() >= deadline_;
+  };
+  if (!httpPost(target_, target, "multipart/form-data; boundary=" + boundary, body, timeoutMs, why, pastDeadline)) {
+    return false;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   counts_.bytes += jfr.size();
   return true;

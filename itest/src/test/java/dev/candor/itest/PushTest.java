@@ -34,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * endpoint, here a real HTTP server the test starts (the JDK's). Each request is
  * {@code POST /ingest?name=SERVICE&from=&until=&format=jfr&sampleRate=&spyName=} with the JFR as
  * the "jfr" part of a multipart body: the intervals follow each other, every part is a recording
- * the JDK's parser reads, and together they hold every recorded sample of the run. A dead
- * backend costs the JVM nothing: it runs to its end, exit 0, the unsent intervals are counted in
+ * the JDK's parser reads, and together they hold every recorded sample of the run, led by the
+ * known answer's hot method. A dead, failing (500) or hanging backend costs the JVM nothing: it runs to its end, exit 0, the unsent intervals are counted in
  * the stats, at most one log line says why, and candor's own temporary files are gone.
  */
 class PushTest {
@@ -80,6 +80,7 @@ class PushTest {
         assertEquals(0, run.exitCode(), run.describe());
         JsonNode s = new ObjectMapper().readTree(stats.toFile());
         long samples = 0;
+        hot = 0;
         long previousUntil = -1;
         for (Request r : requests) {
             assertEquals("itest-svc", r.query().get("name"), name + ": " + r.query());
@@ -93,11 +94,14 @@ class PushTest {
             }
             previousUntil = until;
             samples += executionSamples(jfrPart(r), dir);
+            hot += hotSamples;
         }
         Figures.line(String.format("%s: %d requests (%s), %d samples in them, %d recorded; stats push %s", name,
                 requests.size(), requests.isEmpty() ? "-" : requests.get(0).query(), samples,
                 s.path("recorded").asLong(), s.path("push")));  // recorded: the last interval's
         assertTrue(requests.size() >= 3, name + ": an interval a second over a run of 3.5 s and more");
+        assertTrue(hot > samples / 2, name + ": the known answer's hot method leads the pushed samples (" + hot + " of "
+                + samples + ")");
         long recorded = 0;  // loop= rotates the stats too: one file per interval, the last one is push.json
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.filter(f -> f.getFileName().toString().matches("push(-\\d{8}-\\d{6}(-\\d+)?)?\\.json"))
@@ -141,6 +145,64 @@ class PushTest {
         assertEquals(before, pushDirs(), name + ": candor's interval files are gone");
     }
 
+    /**
+     * Receivers that answer 500 or never answer: the run takes as long as without push= (within
+     * 5%, plus the 2 s the exit gives the last intervals), every interval is counted as failed or
+     * dropped, and one line says why.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void badReceiversCostTheJvmNothing(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path base = Build.runDir("push-bad-" + jdk.label());
+        Jvm.Result plain = Jvm.of(jdk, base).agent("start,event=cpu,interval=1ms,loop=1s,stats=" + base.resolve("plain.json"))
+                .main(KnownAnswer.class, base.resolve("truth.properties").toString(), "2500", "1000")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, plain.exitCode(), plain.describe());
+        for (String kind : List.of("500", "hang")) {
+            String name = "push to a receiver that " + (kind.equals("500") ? "answers 500 " : "never answers ") + jdk;
+            Path dir = Build.runDir("push-bad-" + kind + "-" + jdk.label());
+            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
+            server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r);
+                t.setDaemon(true);
+                return t;
+            }));
+            server.createContext("/ingest", exchange -> {
+                exchange.getRequestBody().readAllBytes();
+                if (kind.equals("hang")) {
+                    try {
+                        Thread.sleep(120_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                exchange.sendResponseHeaders(500, -1);
+                exchange.close();
+            });
+            server.start();
+            Jvm.Result run;
+            try {
+                run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,push=http://127.0.0.1:"
+                                + server.getAddress().getPort() + ",stats=" + dir.resolve("push.json"))
+                        .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
+                        .run(Duration.ofSeconds(90));
+            } finally {
+                server.stop(0);
+            }
+            assertEquals(0, run.exitCode(), run.describe());
+            JsonNode push = new ObjectMapper().readTree(dir.resolve("push.json").toFile()).path("push");
+            long lines = run.stderr().lines().filter(l -> l.contains("candor: push to") && l.contains("failed:")).count();
+            Figures.line(String.format("%s: %d ms against %d ms without push=; stats push %s; %d failure line(s)", name,
+                    run.elapsed().toMillis(), plain.elapsed().toMillis(), push, lines));
+            assertEquals(0, push.path("sent").asLong(), name);
+            assertTrue(push.path("failed").asLong() + push.path("dropped").asLong() >= 3, name + ": unsent intervals counted");
+            assertTrue(lines <= 1, name + ": one line a minute at most\n" + run.stderr());
+            assertTrue(run.elapsed().toMillis() <= plain.elapsed().toMillis() * 1.05 + 2_500,
+                    name + ": " + run.elapsed().toMillis() + " ms against " + plain.elapsed().toMillis() + " ms");
+        }
+    }
+
     private static byte[] jfrPart(Request r) {
         assertTrue(r.contentType() != null && r.contentType().startsWith("multipart/form-data; boundary="), r.contentType());
         String boundary = "--" + r.contentType().substring(r.contentType().indexOf("boundary=") + 9);
@@ -153,14 +215,27 @@ class PushTest {
         return Arrays.copyOfRange(r.body(), start, end);
     }
 
-    private static long executionSamples(byte[] jfr, Path dir) throws IOException {
+    private long hot;
+    private long hotSamples;
+
+    // Counts the interval's ExecutionSamples, and in hotSamples those with Hot.methodA on top.
+    private long executionSamples(byte[] jfr, Path dir) throws IOException {
         Path file = Files.createTempFile(dir, "interval-", ".jfr");
         Files.write(file, jfr);
         long n = 0;
+        hotSamples = 0;
         try (RecordingFile rf = new RecordingFile(file)) {
             while (rf.hasMoreEvents()) {
                 RecordedEvent e = rf.readEvent();
-                n += e.getEventType().getName().equals("jdk.ExecutionSample") ? 1 : 0;
+                if (!e.getEventType().getName().equals("jdk.ExecutionSample")) {
+                    continue;
+                }
+                n++;
+                var frames = e.getStackTrace() == null ? List.<jdk.jfr.consumer.RecordedFrame>of() : e.getStackTrace().getFrames();
+                if (!frames.isEmpty() && (frames.get(0).getMethod().getType().getName() + "." + frames.get(0).getMethod().getName())
+                        .equals(dev.candor.itest.workload.Hot.METHOD_A)) {
+                    hotSamples++;
+                }
             }
         }
         return n;
