@@ -541,12 +541,8 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
     if (path == options_.statsFile || outputFormatOf(path) != OutputFormat::kJfr) paths.push_back(path);
   }
   // x.html → x-YYYYmmdd-HHMMSS.html, the local time the interval began (as the .jfr is named)
-  time_t began = static_cast<time_t>((base_.wallNs + (clockNs(CLOCK_REALTIME) - nowNs)) / 1'000'000'000);
-  tm local;
-  localtime_r(&began, &local);
-  char stamp[32];
-  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-  writeOutputsLocked(false, paths, stamp);
+  int64_t began = static_cast<int64_t>((base_.wallNs + (clockNs(CLOCK_REALTIME) - nowNs)) / 1'000'000'000);
+  writeOutputsLocked(false, paths, JfrRecorder::stamp(began));
   if (jfr_) jfr_->rotate(nowNs);
   // The next interval starts from empty: the store's and the accounting's memory is one interval's.
   for (int k = 0; k < kKinds; k++) {

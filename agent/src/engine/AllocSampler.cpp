@@ -72,12 +72,7 @@ void JNICALL AllocSampler::onSample(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject, 
     if (frames.size() < gMaxDepth) frames.resize(gMaxDepth);
     jint count = 0;
     jvmtiError error = jvmti->GetStackTrace(nullptr, 0, static_cast<jint>(frames.size()), frames.data(), &count);
-    uint32_t classId = 0;
-    char* signature = nullptr;
-    if (jvmti->GetClassSignature(klass, &signature, nullptr) == JVMTI_ERROR_NONE && signature != nullptr) {
-      classId = ClassNames::instance().intern(signature);
-      jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
-    }
+    uint32_t classId = ClassNames::instance().intern(jvmti, klass);
     auto bytes = static_cast<uint64_t>(size < 0 ? 0 : size);
     sink->recordValued(tid, SampleKind::kAlloc, ThreadState::kRunning, frames.data(), count, error, classId,
                        weightOf(bytes, gInterval), error == JVMTI_ERROR_NONE && static_cast<size_t>(count) == frames.size());

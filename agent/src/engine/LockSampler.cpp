@@ -54,13 +54,7 @@ int currentTid() {
 uint32_t classIdOf(JNIEnv* env, jobject object) {
   if (object == nullptr) return 0;
   jclass klass = env->GetObjectClass(object);
-  uint32_t id = 0;
-  char* signature = nullptr;
-  if (klass != nullptr && gJvmti->GetClassSignature(klass, &signature, nullptr) == JVMTI_ERROR_NONE &&
-      signature != nullptr) {
-    id = ClassNames::instance().intern(signature);
-    gJvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
-  }
+  uint32_t id = ClassNames::instance().intern(gJvmti, klass);
   if (klass != nullptr) env->DeleteLocalRef(klass);
   return id;
 }

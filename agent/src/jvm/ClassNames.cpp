@@ -52,4 +52,15 @@ std::string ClassNames::javaNameOf(const std::string& sig) {
   return name;
 }
 
+uint32_t ClassNames::intern(jvmtiEnv* jvmti, jclass klass) {
+  char* signature = nullptr;
+  if (klass == nullptr || jvmti->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE ||
+      signature == nullptr) {
+    return 0;
+  }
+  uint32_t id = intern(signature);
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
+  return id;
+}
+
 }  // namespace candor

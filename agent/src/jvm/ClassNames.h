@@ -7,6 +7,8 @@
 // is never reused, so a name read once stays right. The table lives for the process (classes
 // are few, and a later session's samples may name the same ids).
 #pragma once
+#include <jvmti.h>
+
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -21,6 +23,8 @@ class ClassNames {
 
   // The id of a class signature; ids start at 1 (0 means unknown).
   uint32_t intern(const char* signature);
+  // The id of a class the JVM hands over (JVMTI GetClassSignature); 0 when it cannot be named.
+  uint32_t intern(jvmtiEnv* jvmti, jclass klass);
   // "byte[]", "java.lang.String", "java.lang.Object[][]"; "[unknown class]" for an unknown id.
   std::string javaName(uint32_t id) const;
   // The signature as the JVM wrote it ("[B", "Ljava/lang/String;"); "" for an unknown id.

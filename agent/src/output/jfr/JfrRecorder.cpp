@@ -253,15 +253,19 @@ bool JfrRecorder::writeChunk(bool finalChunk) {
   return true;
 }
 
-std::string JfrRecorder::rotatedName(const std::string& path, int64_t epochSeconds) {
+std::string JfrRecorder::stamp(int64_t epochSeconds) {
   time_t t = static_cast<time_t>(epochSeconds);
   tm local;
   localtime_r(&t, &local);
-  char stamp[32];
-  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  char text[32];
+  strftime(text, sizeof text, "%Y%m%d-%H%M%S", &local);
+  return text;
+}
+
+std::string JfrRecorder::rotatedName(const std::string& path, int64_t epochSeconds) {
   std::string base = path.size() > 4 && path.compare(path.size() - 4, 4, ".jfr") == 0 ? path.substr(0, path.size() - 4)
                                                                                         : path;
-  return base + "-" + stamp + ".jfr";
+  return base + "-" + stamp(epochSeconds) + ".jfr";
 }
 
 void JfrRecorder::rotate(uint64_t nowNs) {

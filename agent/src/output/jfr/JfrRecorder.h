@@ -68,6 +68,8 @@ class JfrRecorder : public DrainListener {
 
   // x.jfr → x-YYYYmmdd-HHMMSS.jfr for a file that began at `epochSeconds` (local time).
   static std::string rotatedName(const std::string& path, int64_t epochSeconds);
+  // "YYYYmmdd-HHMMSS", local time: the stamp of every loop= interval's files.
+  static std::string stamp(int64_t epochSeconds);
 
  private:
   void startChunk(uint64_t nowNs);
