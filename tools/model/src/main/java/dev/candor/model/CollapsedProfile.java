@@ -69,9 +69,13 @@ public final class CollapsedProfile {
             return false;
         }
 
-        /** Whether the stack is a failure or drop: it has a pseudo-frame other than a thread root. */
+        /**
+         * Whether the stack is a failure or drop: it has a failure pseudo-frame ({@code [gc_active]},
+         * {@code [dropped]}); context roots and the {@code [truncated]} and {@code [kernel_unsampled]}
+         * markers, which sit on a real stack, do not count.
+         */
         public boolean isFailure() {
-            return anyFrame(f -> isPseudoFrame(f) && !isThreadRoot(f));
+            return anyFrame(f -> isPseudoFrame(f) && Frame.parse(f).isFailure());
         }
 
         /** The folded line, without a trailing newline. */

@@ -39,6 +39,18 @@ class CollapsedProfileTest {
     }
 
     @Test
+    void markersOnARealStackAreNotFailures() throws Exception {
+        CollapsedProfile p = CollapsedProfile.parse(String.join("\n",
+                "[main tid=1];a.Main.main;a.Main.io;[kernel_unsampled] 4",
+                "[main tid=1];[truncated];a.Main.deep 3",
+                "[main tid=1];a.Main.main 2",
+                "[main tid=1];[walk_fault] 1",
+                ""));
+        assertEquals(9, p.recorded());
+        assertEquals(1, p.failures());
+    }
+
+    @Test
     void selfAndTotalPerFrame() throws Exception {
         CollapsedProfile p = CollapsedProfile.parse(SAMPLE);
         Map<String, Long> self = p.selfByFrame();
