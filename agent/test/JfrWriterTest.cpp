@@ -354,8 +354,10 @@ TEST(JfrChunk, MetadataDeclaresTheJdkTypes) {
     for (const Field& fl : c.types.at(c.ids.at(type)).fields) names.push_back(fl.name);
     return names;
   };
-  EXPECT_EQ(std::vector<std::string>({"startTime", "sampledThread", "stackTrace", "state"}),
+  EXPECT_EQ(std::vector<std::string>({"startTime", "sampledThread", "stackTrace", "state", "labels"}),
             fieldsOf("jdk.ExecutionSample"));
+  EXPECT_EQ(std::vector<std::string>({"pairs"}), fieldsOf("candor.types.Labels"));
+  EXPECT_EQ(std::vector<std::string>({"key", "value"}), fieldsOf("candor.types.Label"));
   EXPECT_EQ(std::vector<std::string>({"method", "lineNumber", "bytecodeIndex", "type"}),
             fieldsOf("jdk.types.StackFrame"));
   EXPECT_EQ(std::vector<std::string>({"type", "name", "descriptor", "modifiers", "hidden"}),
@@ -364,7 +366,8 @@ TEST(JfrChunk, MetadataDeclaresTheJdkTypes) {
             fieldsOf("java.lang.Class"));
   EXPECT_EQ(std::vector<std::string>({"osName", "osThreadId", "javaName", "javaThreadId", "group"}),
             fieldsOf("java.lang.Thread"));
-  EXPECT_EQ(std::vector<std::string>({"startTime", "sampledThread", "bucket", "kind"}), fieldsOf("candor.FailedTick"));
+  EXPECT_EQ(std::vector<std::string>({"startTime", "sampledThread", "bucket", "kind", "labels"}),
+            fieldsOf("candor.FailedTick"));
   for (const char* t : {"candor.WallClockSample", "candor.SafepointSample", "candor.HandshakeSample"})
     EXPECT_EQ(fieldsOf("jdk.ExecutionSample"), fieldsOf(t)) << t;
   // frame types and thread states are always there

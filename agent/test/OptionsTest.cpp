@@ -77,6 +77,10 @@ TEST(Options, ThreadFiltersAndSplit) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.options.lock);
   EXPECT_EQ(r.options.lockThresholdNs, 0);
+  r = parseOptions("split=thread+label:endpoint");
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.options.threads);
+  EXPECT_EQ("endpoint", r.options.splitLabel);
   r = parseOptions("event=lock,split=thread+class");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.options.splitClass && r.options.threads);
@@ -121,7 +125,10 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"event=wall,safepoint", "event 'safepoint' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=cpu,event=wall", "give event= once; list several events as event=cpu,wall"},
       {"wall", "unknown option 'wall' (use 'help' to list the options)"},
-      {"split=foo", "option 'split' needs thread, state, class, or several joined by '+' (thread+state) (got 'foo')"},
+      {"split=foo", "option 'split' needs thread, state, class, label:KEY, or several joined by '+' "
+                    "(thread+label:endpoint) (got 'foo')"},
+      {"split=label:", "option 'split' needs thread, state, class, label:KEY, or several joined by '+' "
+                       "(thread+label:endpoint) (got 'label:')"},
       {"tid=12:x", "option 'tid' needs thread ids separated by ':', e.g. 1234:1240 (got '12:x')"},
       {"threads=(", "option 'threads' needs a valid regular expression (got '(')"},
       {"wallthreads=0", "option 'wallthreads' needs a number of threads from 1 to 4096 (got '0')"},

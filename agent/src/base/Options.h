@@ -51,6 +51,7 @@ struct Options {
   bool threads = false;                  // split outputs by thread
   bool states = false;                   // split outputs by thread state
   bool splitClass = false;               // split allocation and lock profiles by class ([byte[]] roots)
+  std::string splitLabel;                // split by this label's value ([KEY=VALUE] roots); empty: no
   std::string threadFilter;              // regex on thread names (empty: all)
   std::vector<int> tidFilter;            // OS thread ids (empty: all)
   bool lines = false;

@@ -45,6 +45,7 @@ struct SampleSlot {
   uint32_t handlerNs;    // time from the handler's start to the publish; 0 when not measured
   uint32_t weight = 1;   // ticks this sample stands for (merged perf overflows, estimated kernel time)
   uint64_t value = 0;    // kAlloc: the bytes the sample stands for; kLock: nanoseconds waited
+  uint32_t labels = 0;   // the thread's label set (store/LabelSets id) at the tick; 0: none
   ASGCT_CallFrame frames[1];  // really `depth` entries; the slot stride covers them
 };
 

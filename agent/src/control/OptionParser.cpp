@@ -34,8 +34,8 @@ const OptionSpec kSpecs[] = {
     {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
     {"wallthreads", true, "threads sampled per sampler tick, running ones first (default 16)"},
     {"wallsignal", true, "signal for wall samples (default SIGURG)"},
-    {"split", true, "thread | state | class, or joined: thread+state: root frames per thread, thread state, "
-                    "allocated or locked class (alloc, lock)"},
+    {"split", true, "thread | state | class | label:KEY, or joined: thread+state: root frames per thread, thread "
+                    "state, allocated or locked class (alloc, lock), value of a Candor.label key"},
     {"tid", true, "only these OS thread ids, separated by ':' (e.g. tid=1234:1240)"},
     {"file", true, "output file; .html, .collapsed or .txt by extension; may repeat"},
     {"stats", true, "write counters as JSON to this file"},
@@ -282,7 +282,8 @@ ParseResult parseOptions(const char* text) {
         if (one == "thread") o.threads = true;
         else if (one == "state") o.states = true;
         else if (one == "class") o.splitClass = true;
-        else return bad("thread, state, class, or several joined by '+' (thread+state)");
+        else if (one.rfind("label:", 0) == 0 && one.size() > 6) o.splitLabel = one.substr(6);
+        else return bad("thread, state, class, label:KEY, or several joined by '+' (thread+label:endpoint)");
         if (plus == std::string::npos) break;
         start = plus + 1;
       }

@@ -205,7 +205,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     accounting_.setListener(nullptr);
     for (const std::string& path : options.files) {
       if (outputFormatOf(path) != OutputFormat::kJfr) continue;
-      jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *names_, registry_);  // options_: the engine after any fallback
+      jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *names_, registry_, &labels_);  // options_: the engine after any fallback
       if (!jfr_->open(why)) {
         *why = "cannot record " + path + ": " + *why;
         jfr_.reset();
@@ -342,7 +342,11 @@ void Profiler::onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   registry_.add(currentTid(), threadName(jvmti, env, thread), ThreadKind::kJava, env, thread);
 }
 
-void Profiler::onThreadEnd(JNIEnv* env) { registry_.remove(currentTid(), env != nullptr ? env : Jvm::currentEnv()); }
+void Profiler::onThreadEnd(JNIEnv* env) {
+  int tid = currentTid();
+  labels_.forget(tid);
+  registry_.remove(tid, env != nullptr ? env : Jvm::currentEnv());
+}
 
 // push=: every finished .jfr interval goes to the pusher; without a .jfr output candor records
 // one of its own, quietly, in a private directory, and deletes each file once it is handled.
@@ -356,7 +360,7 @@ bool Profiler::startPush(UndoLadder& undo, std::string* why) {
       return false;
     }
     pushDir_ = dir;
-    jfr_ = std::make_unique<JfrRecorder>(options_, dir + "/interval.jfr", store_, *names_, registry_);
+    jfr_ = std::make_unique<JfrRecorder>(options_, dir + "/interval.jfr", store_, *names_, registry_, &labels_);
     jfr_->setQuiet(true);
     if (!jfr_->open(why)) {
       *why = "cannot record for push=: " + *why;
@@ -561,6 +565,7 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   for (const ThreadRecord& t : registry_.snapshot()) base_.threadCpuNs[t.tid] = t.cpuNs;
   store_.clear();
   accounting_.startInterval(nowNs);
+  labels_.prune();  // the sets no thread is in were the last interval's only
 }
 
 void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp) {
@@ -596,7 +601,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
     auto it = base_.threadCpuNs.find(t.tid);
     if (it != base_.threadCpuNs.end()) t.cpuNs = t.cpuNs > it->second ? t.cpuNs - it->second : 0;
   }
-  ProfileReport report = buildReport(options_, totals, store_, accounting_, threads, *names_);
+  ProfileReport report = buildReport(options_, totals, store_, accounting_, threads, *names_, labels_);
   report.preloadNs = MethodPreloader::initialNs();
   report.classesPreloaded = MethodPreloader::initialClasses();
   report.classPrepareNs = MethodPreloader::preparedNs();

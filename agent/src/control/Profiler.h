@@ -18,6 +18,7 @@
 #include "jvm/MethodResolver.h"
 #include "output/FrameNamer.h"
 #include "output/jfr/JfrRecorder.h"
+#include "store/LabelSets.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
 #include "walk/JvmtiWalker.h"
@@ -41,6 +42,9 @@ class Profiler {
   void onThreadStart(jvmtiEnv* jvmti, JNIEnv* env, jthread thread);
   void onThreadEnd(JNIEnv* env = nullptr);
   void onVMDeath();
+
+  // Candor.label scopes: the process's label sets, whether or not a session runs.
+  LabelSets& labels() { return labels_; }
 
  private:
   class UndoLadder;
@@ -84,6 +88,7 @@ class Profiler {
   std::unique_ptr<FrameNamer> names_;
   bool namesPreloaded_ = false;
   std::unique_ptr<JfrRecorder> jfr_;
+  LabelSets labels_;
   std::unique_ptr<Pusher> pusher_;  // push= only
   std::string pushDir_;             // push= without a .jfr output: where candor records the intervals it sends
 

@@ -60,7 +60,7 @@ uint32_t frameFor(ProfileSnapshot& snap, FrameNamer& names, const StoredFrame& f
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,
                           const SampleAccounting& accounting, const std::vector<ThreadRecord>& threads,
-                          FrameNamer& names) {
+                          FrameNamer& names, const LabelSets& labels) {
   ProfileReport r;
   r.title = options.title;
   r.engine = eventsName(options);
@@ -186,8 +186,13 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   auto snapshotOf = [&](SampleKind kind) -> ProfileSnapshot& {
     return isValueKind(kind) ? valueProfile(kind).snapshot : timeSnap;
   };
-  // The snapshot node of a trace sampled on `tid` in `state`: under its root frames.
-  auto traceNode = [&](SampleKind kind, int32_t tid, ThreadState state, uint32_t trace) {
+  // split=label:KEY: the [KEY=VALUE] root of a label set, [KEY=(none)] without that key.
+  auto labelFrame = [&](ProfileSnapshot& snap, uint32_t labelSet) {
+    const std::string* value = labels.value(labelSet, options.splitLabel);
+    return snap.intern("[" + options.splitLabel + "=" + (value != nullptr ? *value : "(none)") + "]", kKindThread);
+  };
+  // The snapshot node of a trace sampled on `tid` in `state` and `labelSet`: under its root frames.
+  auto traceNode = [&](SampleKind kind, int32_t tid, ThreadState state, uint32_t labelSet, uint32_t trace) {
     bool valued = isValueKind(kind);
     ProfileSnapshot& snap = snapshotOf(kind);
     uint32_t root = 0;
@@ -197,6 +202,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     if (options.states && kind != SampleKind::kAlloc) {
       root = snap.childOf(root, snap.intern(std::string("[state=") + threadStateName(state) + "]", kKindThread));
     }
+    if (!options.splitLabel.empty()) root = snap.childOf(root, labelFrame(snap, labelSet));
     if (options.splitClass && valued) {  // the trace's innermost frame is the class (walk/JvmtiWalker)
       const StoredFrame& leaf = store.frame(trace);
       if (leaf.bci == kObjectClassBci) root = snap.childOf(root, snap.intern("[" + names.displayName(leaf, false) + "]", kKindThread));
@@ -216,7 +222,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   };
   // Failures stay under the roots of the thread they hit (its JVM kind; with split=, the thread
   // and state).
-  auto failureNode = [&](SampleKind kind, int32_t tid, ThreadState state, Bucket bucket) {
+  auto failureNode = [&](SampleKind kind, int32_t tid, ThreadState state, uint32_t labelSet, Bucket bucket) {
     uint32_t node = 0;
     if (splitKinds) node = timeSnap.childOf(node, kindFrame(kind));
     if (uint32_t jvmThread = jvmThreadFrame(timeSnap, tid); jvmThread != ProfileSnapshot::kNone) node = timeSnap.childOf(node, jvmThread);
@@ -224,12 +230,13 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     if (options.states) {
       node = timeSnap.childOf(node, timeSnap.intern(std::string("[state=") + threadStateName(state) + "]", kKindThread));
     }
+    if (!options.splitLabel.empty()) node = timeSnap.childOf(node, labelFrame(timeSnap, labelSet));
     return timeSnap.childOf(node, timeSnap.intern(std::string("[") + bucketName(bucket) + "]", kKindFailure));
   };
   for (const auto& [key, count] : store.counts()) {
-    snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.trace), count);
+    snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.labels, key.trace), count);
   }
-  for (const auto& [key, n] : accounting.failuresByThread()) timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.bucket), n);
+  for (const auto& [key, n] : accounting.failuresByThread()) timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n);
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
     if (totals.dropped[k] > 0 && !isValueKind(kind)) {  // a dropped tick never reached the ring: no thread known
@@ -277,8 +284,9 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     for (const auto& [key, weight] : log.entries()) {
       if (timeMain ? isValueKind(key.kind) : key.kind != valueMain) continue;
       if (key.trace == TimelineLog::kNoTrace && isValueKind(key.kind)) continue;  // failed values: no thread roots
-      uint32_t node = key.trace != TimelineLog::kNoTrace ? traceNode(key.kind, key.tid, key.state, key.trace)
-                                                        : failureNode(key.kind, key.tid, key.state, key.failure);
+      uint32_t node = key.trace != TimelineLog::kNoTrace
+                          ? traceNode(key.kind, key.tid, key.state, key.labels, key.trace)
+                          : failureNode(key.kind, key.tid, key.state, key.labels, key.failure);
       auto [it, isNew] = threadIndex.try_emplace(key.tid, static_cast<int32_t>(t.threads.size()));
       if (isNew) {
         auto rec = byTid.find(key.tid);

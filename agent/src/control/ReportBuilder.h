@@ -10,6 +10,7 @@
 #include "jvm/MethodResolver.h"
 #include "output/FrameNamer.h"
 #include "output/ProfileReport.h"
+#include "store/LabelSets.h"
 #include "store/SampleAccounting.h"
 #include "store/TraceStore.h"
 
@@ -33,6 +34,6 @@ struct SessionTotals {
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,
                           const SampleAccounting& accounting, const std::vector<ThreadRecord>& threads,
-                          FrameNamer& names);
+                          FrameNamer& names, const LabelSets& labels);
 
 }  // namespace candor

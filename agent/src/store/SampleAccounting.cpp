@@ -20,30 +20,30 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     if (it == lastWall_.end()) {
       code = kUnknownStateCode;  // nothing to repeat (the sampler only repeats after a sample)
     } else if (it->second.code > 0) {
-      store_.addAgain(it->second.trace, slot.tid, kind, state, w);
+      store_.addAgain(it->second.trace, slot.tid, kind, state, w, slot.labels);
       recorded_[k] += w;
       t.recorded += w;
-      timeline_.add(slot.timeNs, slot.tid, kind, state, it->second.trace, Bucket::kNoJavaFrame, w);
+      timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, it->second.trace, Bucket::kNoJavaFrame, w);
       return it->second.trace;
     } else {
       code = it->second.code;
     }
   } else if (code > 0) {
     // A stack cut at the depth limit has lost its outermost frames: say so in the profile.
-    trace = store_.add(frames, code, slot.tid, kind, state, w, slot.truncated != 0);
+    trace = store_.add(frames, code, slot.tid, kind, state, w, slot.truncated != 0, slot.labels);
     truncated_ += slot.truncated != 0 ? w : 0;
     deepest_ = std::max<uint64_t>(deepest_, static_cast<uint64_t>(code));
     recorded_[k] += w;
     t.recorded += w;
     if (frames[0].lineno == kKernelUnsampledBci) kernelUnsampled_ += w;
     else if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
-    timeline_.add(slot.timeNs, slot.tid, kind, state, trace, Bucket::kNoJavaFrame, w);
+    timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, trace, Bucket::kNoJavaFrame, w);
   }
   if (code <= 0) {
     Bucket bucket = bucketForCode(code);
     failures_[k][static_cast<int>(bucket)] += w;
-    failuresBy_[FailureKey{slot.tid, kind, state, bucket}] += w;
-    timeline_.add(slot.timeNs, slot.tid, kind, state, TimelineLog::kNoTrace, bucket, w);
+    failuresBy_[FailureKey{slot.tid, kind, state, bucket, slot.labels}] += w;
+    timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, TimelineLog::kNoTrace, bucket, w);
   }
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
   return trace;
@@ -57,17 +57,17 @@ uint32_t SampleAccounting::landValued(const SampleSlot& slot, const ASGCT_CallFr
   int32_t code = slot.numFrames;
   states_[k][static_cast<int>(state)] += slot.weight;
   if (code > 0) {
-    uint32_t trace = store_.add(frames, code, slot.tid, kind, state, slot.value, slot.truncated != 0);
+    uint32_t trace = store_.add(frames, code, slot.tid, kind, state, slot.value, slot.truncated != 0, slot.labels);
     truncated_ += slot.truncated != 0 ? slot.weight : 0;
     recorded_[k] += slot.weight;
     recordedValue_[k] += slot.value;
-    timeline_.add(slot.timeNs, slot.tid, kind, state, trace, Bucket::kNoJavaFrame, slot.value);
+    timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, trace, Bucket::kNoJavaFrame, slot.value);
     return trace;
   }
   Bucket bucket = bucketForCode(code);
   failures_[k][static_cast<int>(bucket)] += slot.weight;
   failedValue_[k][static_cast<int>(bucket)] += slot.value;
-  timeline_.add(slot.timeNs, slot.tid, kind, state, TimelineLog::kNoTrace, bucket, slot.value);
+  timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, TimelineLog::kNoTrace, bucket, slot.value);
   return DrainListener::kNoTrace;
 }
 

@@ -71,13 +71,15 @@ class SampleAccounting {
     SampleKind kind;
     ThreadState state;
     Bucket bucket;
+    uint32_t labels = 0;  // the thread's label set (store/LabelSets id)
     bool operator==(const FailureKey& o) const {
-      return tid == o.tid && kind == o.kind && state == o.state && bucket == o.bucket;
+      return tid == o.tid && kind == o.kind && state == o.state && bucket == o.bucket && labels == o.labels;
     }
   };
   struct FailureKeyHash {
     size_t operator()(const FailureKey& k) const {
-      return (uint64_t(uint32_t(k.tid)) << 24) ^ (uint32_t(k.kind) << 16) ^ (uint32_t(k.state) << 8) ^ uint32_t(k.bucket);
+      return ((uint64_t(uint32_t(k.tid)) << 24) ^ (uint32_t(k.kind) << 16) ^ (uint32_t(k.state) << 8) ^
+              uint32_t(k.bucket)) + uint64_t(k.labels) * 0x9E3779B97F4A7C15ull;
     }
   };
   const std::unordered_map<FailureKey, uint64_t, FailureKeyHash>& failuresByThread() const { return failuresBy_; }

@@ -2,13 +2,13 @@
 
 namespace candor {
 
-void TimelineLog::add(uint64_t timeNs, int32_t tid, SampleKind kind, ThreadState state, uint32_t trace, Bucket failure,
-                      uint64_t weight) {
+void TimelineLog::add(uint64_t timeNs, int32_t tid, uint32_t labels, SampleKind kind, ThreadState state,
+                      uint32_t trace, Bucket failure, uint64_t weight) {
   if (!enabled_ || weight == 0) return;
   // A sample stamped before the session began (taken as it started) goes in the first column.
   uint64_t offset = timeNs > startNs_ ? timeNs - startNs_ : 0;
   Key key{static_cast<uint32_t>(offset / bucketNs_), tid, trace, kind, state,
-          trace == kNoTrace ? failure : Bucket::kNoJavaFrame};
+          trace == kNoTrace ? failure : Bucket::kNoJavaFrame, labels};
   entries_[key] += weight;
   if (entries_.size() > kMaxEntries) coarsen();
 }

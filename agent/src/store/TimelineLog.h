@@ -27,15 +27,17 @@ class TimelineLog {
     SampleKind kind;
     ThreadState state;
     Bucket failure;   // when trace == kNoTrace
+    uint32_t labels;  // the thread's label set (store/LabelSets id)
     bool operator==(const Key& o) const {
       return bucket == o.bucket && tid == o.tid && trace == o.trace && kind == o.kind && state == o.state &&
-             failure == o.failure;
+             failure == o.failure && labels == o.labels;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
       uint64_t h = (uint64_t(k.bucket) << 32) ^ uint32_t(k.tid) ^ (uint64_t(k.trace) * 0x9E3779B97F4A7C15ull);
-      return h ^ (uint64_t(k.kind) << 56) ^ (uint64_t(k.state) << 48) ^ (uint64_t(k.failure) << 40);
+      return (h ^ (uint64_t(k.kind) << 56) ^ (uint64_t(k.state) << 48) ^ (uint64_t(k.failure) << 40)) +
+             uint64_t(k.labels) * 0xC2B2AE3D27D4EB4Full;
     }
   };
 
@@ -48,8 +50,8 @@ class TimelineLog {
   bool enabled() const { return enabled_; }
   // It gave up: one column alone held more distinct stacks than the bound.
   bool givenUp() const { return given_up_; }
-  void add(uint64_t timeNs, int32_t tid, SampleKind kind, ThreadState state, uint32_t trace, Bucket failure,
-           uint64_t weight);
+  void add(uint64_t timeNs, int32_t tid, uint32_t labels, SampleKind kind, ThreadState state, uint32_t trace,
+           Bucket failure, uint64_t weight);
   uint64_t startNs() const { return startNs_; }
   uint64_t bucketNs() const { return bucketNs_; }
   const std::unordered_map<Key, uint64_t, KeyHash>& entries() const { return entries_; }

@@ -18,7 +18,7 @@ uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
 }
 
 uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind, ThreadState state,
-                         uint64_t count, bool truncated) {
+                         uint64_t count, bool truncated, uint32_t labels) {
   size_t n = numFrames > 0 ? static_cast<size_t>(numFrames) : 0;
   size_t marker = truncated ? 1 : 0;
   static const ASGCT_CallFrame kMarker = {kTruncatedFrameBci, nullptr};
@@ -45,12 +45,13 @@ uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, 
     nodes_[node].isTrace = true;
     traceCount_++;
   }
-  addAgain(node, tid, kind, state, count);
+  addAgain(node, tid, kind, state, count, labels);
   return node;
 }
 
-void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count) {
-  counts_[Key{trace, tid, kind, state}] += count;
+void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count,
+                          uint32_t labels) {
+  counts_[Key{trace, tid, kind, state, labels}] += count;
   total_ += count;
 }
 

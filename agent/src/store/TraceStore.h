@@ -26,10 +26,12 @@ class TraceStore {
  public:
   // Adds one sample of `frames` (leaf first) taken on thread `tid`; returns the trace id.
   // `truncated`: the stack filled the walker's buffer, so a [truncated] marker goes below it.
+  // `labels`: the thread's label set (store/LabelSets id), 0 for none.
   uint32_t add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind = SampleKind::kCpu,
-               ThreadState state = ThreadState::kUnknown, uint64_t count = 1, bool truncated = false);
+               ThreadState state = ThreadState::kUnknown, uint64_t count = 1, bool truncated = false,
+               uint32_t labels = 0);
   // Counts one more sample of a trace already stored.
-  void addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count = 1);
+  void addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count = 1, uint32_t labels = 0);
 
   // Frames of a trace, leaf first (as AGCT returns them).
   std::vector<StoredFrame> frames(uint32_t trace) const;
@@ -41,19 +43,21 @@ class TraceStore {
   size_t traceCount() const { return traceCount_; }
   size_t nodeCount() const { return nodes_.size() - 1; }
 
-  // Sample counts keyed by (trace id, tid, kind, state).
+  // Sample counts keyed by (trace id, tid, kind, state, label set).
   struct Key {
     uint32_t trace;
     int32_t tid;
     SampleKind kind = SampleKind::kCpu;
     ThreadState state = ThreadState::kUnknown;
+    uint32_t labels = 0;
     bool operator==(const Key& o) const {
-      return trace == o.trace && tid == o.tid && kind == o.kind && state == o.state;
+      return trace == o.trace && tid == o.tid && kind == o.kind && state == o.state && labels == o.labels;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return ((uint64_t(k.trace) << 32) ^ uint32_t(k.tid)) * 31 + (uint32_t(k.kind) << 8 | uint32_t(k.state));
+      return ((uint64_t(k.trace) << 32) ^ uint32_t(k.tid)) * 31 + (uint32_t(k.kind) << 8 | uint32_t(k.state)) +
+             uint64_t(k.labels) * 0x9E3779B97F4A7C15ull;
     }
   };
   const std::unordered_map<Key, uint64_t, KeyHash>& counts() const { return counts_; }

@@ -13,11 +13,8 @@ void JvmtiWalker::record(int tid, SampleKind kind, ThreadState state, uint64_t i
                          const jvmtiFrameInfo* frames, int count, jvmtiError error, bool cut) {
   SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, kind);
   if (slot == nullptr) return;
-  slot->tid = tid;
-  slot->kind = static_cast<uint8_t>(kind);
-  slot->state = static_cast<uint8_t>(state);
-  slot->timeNs = monotonicNs();
-  slot->latencyNs = static_cast<int64_t>(slot->timeNs - intendedNs);
+  uint64_t now = monotonicNs();
+  fillHeader_signalSafe(slot, tid, kind, state, now, static_cast<int64_t>(now - intendedNs));
   if (error == JVMTI_ERROR_THREAD_NOT_ALIVE) {
     slot->numFrames = -8;  // thread_exit
   } else if (error != JVMTI_ERROR_NONE) {
@@ -44,11 +41,7 @@ void JvmtiWalker::recordValued(int tid, SampleKind kind, ThreadState state, cons
     addPlain(counters_.droppedValue[static_cast<int>(kind)], value);
     return;
   }
-  slot->tid = tid;
-  slot->kind = static_cast<uint8_t>(kind);
-  slot->state = static_cast<uint8_t>(state);
-  slot->timeNs = monotonicNs();
-  slot->latencyNs = -1;
+  fillHeader_signalSafe(slot, tid, kind, state, monotonicNs(), -1);
   slot->value = value;
   if (error == JVMTI_ERROR_WRONG_PHASE || error == JVMTI_ERROR_THREAD_NOT_ALIVE) {
     slot->numFrames = -8;  // thread_exit
@@ -76,11 +69,8 @@ void JvmtiWalker::recordValued(int tid, SampleKind kind, ThreadState state, cons
 void JvmtiWalker::recordRepeat(int tid, ThreadState state, uint64_t intendedNs) {
   SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kWall);
   if (slot == nullptr) return;
-  slot->tid = tid;
-  slot->kind = static_cast<uint8_t>(SampleKind::kWall);
-  slot->state = static_cast<uint8_t>(state);
-  slot->timeNs = monotonicNs();
-  slot->latencyNs = static_cast<int64_t>(slot->timeNs - intendedNs);
+  uint64_t now = monotonicNs();
+  fillHeader_signalSafe(slot, tid, SampleKind::kWall, state, now, static_cast<int64_t>(now - intendedNs));
   slot->numFrames = kRepeatLastCode;
   ring_.publish_signalSafe(slot);
 }

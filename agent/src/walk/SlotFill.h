@@ -7,15 +7,18 @@
 #include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
+#include "concurrent/ThreadLabels.h"
 #include "store/SampleAccounting.h"
 #include "walk/DeepStackHints.h"
 
 namespace candor {
 
-// Signal-handler path: the fields every producer sets before the frames.
+// Signal-handler path: the fields every producer sets before the frames, the thread's labels
+// (Candor.label scopes) among them.
 inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind, ThreadState state, uint64_t timeNs,
                                   int64_t latencyNs) {
   slot->tid = tid;
+  slot->labels = ThreadLabels::process().of_signalSafe(tid);
   slot->kind = static_cast<uint8_t>(kind);
   slot->state = static_cast<uint8_t>(state);
   slot->timeNs = timeNs;

@@ -84,8 +84,11 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   std::sort(traces.begin(), traces.end());
   std::vector<int> threads(threads_.begin(), threads_.end());
   std::sort(threads.begin(), threads.end());
+  std::vector<uint32_t> labelSets(labelSets_.begin(), labelSets_.end());
+  std::sort(labelSets.begin(), labelSets.end());
   traces_.clear();
   threads_.clear();
+  labelSets_.clear();
 
   // Walk down from the traces: methods, their classes, packages and symbols.
   ChunkUse<MethodUse> methods;
@@ -141,7 +144,7 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   p.putVarLong(0);  // delta to the previous checkpoint: none, one per chunk
   p.put8(0);        // checkpoint type: generic
   int pools = 2 + !threads.empty() + !traces.empty() + !methods.list().empty() + !classes.list().empty() +
-              !packages.list().empty() + !symbols.list().empty();
+              !packages.list().empty() + !symbols.list().empty() + !labelSets.empty();
   p.putVarInt(pools);
 
   p.putVarLong(kFrameType);
@@ -242,6 +245,19 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     for (const auto& [id, s] : symbols.list()) {
       p.putVarLong(id);
       p.putString(*s);
+    }
+  }
+  if (!labelSets.empty()) {
+    p.putVarLong(kLabels);
+    p.putVarInt(static_cast<int32_t>(labelSets.size()));
+    for (uint32_t id : labelSets) {
+      LabelPairs pairs = src.labels != nullptr ? src.labels->pairs(id) : LabelPairs{};
+      p.putVarLong(id);
+      p.putVarInt(static_cast<int32_t>(pairs.size()));
+      for (const auto& [key, value] : pairs) {
+        p.putString(key);
+        p.putString(value);
+      }
     }
   }
   out.putEvent(p);

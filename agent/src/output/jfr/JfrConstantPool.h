@@ -7,6 +7,7 @@
 // parser rejects empty pools), entries (id, then the type's fields in metadata order).
 //
 // Entry ids are stable for the whole recording (stack trace = store trace id + 1, thread = tid,
+// label set = its LabelSets id,
 // methods, classes, packages and symbols numbered on first use): the JDK's parser reuses an
 // entry resolved in an earlier chunk when its id comes back. Id 0 is a null reference.
 #pragma once
@@ -21,6 +22,7 @@
 
 #include "output/FrameNamer.h"
 #include "output/jfr/JfrBuffer.h"
+#include "store/LabelSets.h"
 #include "store/TraceStore.h"
 
 namespace candor::jfr {
@@ -36,6 +38,7 @@ struct PoolSources {
   FrameNamer* names = nullptr;                              // resolved names, modifiers, lines
   std::function<ThreadName(int tid)> thread;
   uint32_t maxDepth = 0;                                    // a trace this deep may be truncated
+  const LabelSets* labels = nullptr;                        // label sets by id (none: every set is empty)
 };
 
 class ConstantPools {
@@ -46,6 +49,11 @@ class ConstantPools {
   // Called for every event of the chunk.
   void useThread(int tid) { threads_.insert(tid); }
   void useTrace(uint32_t traceId) { traces_.insert(traceId); }
+  // The reference to a label set (store/LabelSets id; 0, no labels, is the null reference).
+  uint64_t useLabels(uint32_t labelSet) {
+    if (labelSet != 0) labelSets_.insert(labelSet);
+    return labelSet;
+  }
   // The id of a class an event names by itself (an allocation's objectClass), in internal form
   // ("java/lang/String", "[B"); its entry goes in this chunk's pool.
   uint64_t useClass(const std::string& internalName);
@@ -62,6 +70,7 @@ class ConstantPools {
 
   std::unordered_set<int> threads_;      // this chunk's
   std::unordered_set<uint32_t> traces_;  // this chunk's
+  std::unordered_set<uint32_t> labelSets_;  // this chunk's
   std::unordered_map<uint64_t, std::string> eventClasses_;  // this chunk's, by id
   // A frame's method id: by jmethodID (Java methods, stubs) or by name (native and kernel
   // frames, whose pcs differ within one function).

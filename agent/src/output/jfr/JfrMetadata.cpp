@@ -106,13 +106,22 @@ Element buildRoot() {
   metadata.add(type("jdk.types.ThreadState", kThreadState, "Java Thread State", nullptr, true)
                    .add(field("name", kString, "Name")));
 
-  auto sampleEvent = [](const char* name, TypeId id, const char* label, const char* description,
+  // Candor.label scopes: every sample event's last field; null when the thread had no labels.
+  metadata.add(type("candor.types.Labels", kLabels, "Labels")
+                   .add(field("pairs", kLabelPair, "Pairs", kArray, "sorted by key")));
+  metadata.add(type("candor.types.Label", kLabelPair, "Label")
+                   .add(field("key", kString, "Key"))
+                   .add(field("value", kString, "Value")));
+  auto labels = [] { return field("labels", kLabels, "Labels", kCpool, "the thread's Candor.label scopes"); };
+
+  auto sampleEvent = [&](const char* name, TypeId id, const char* label, const char* description,
                         std::vector<const char*> category) {
     return event(name, id, label, description, std::move(category))
         .add(field("startTime", kLong, "Start Time", kTicks))
         .add(field("sampledThread", kThread, "Thread", kCpool))
         .add(field("stackTrace", kStackTrace, "Stack Trace", kCpool))
-        .add(field("state", kThreadState, "Thread State", kCpool));
+        .add(field("state", kThreadState, "Thread State", kCpool))
+        .add(labels());
   };
   metadata.add(sampleEvent("jdk.ExecutionSample", kExecutionSample, "Method Profiling Sample",
                            "Snapshot of a running thread's stack, taken by candor on a CPU-time tick",
@@ -135,17 +144,19 @@ Element buildRoot() {
                    .add(field("stackTrace", kStackTrace, "Stack Trace", kCpool))
                    .add(field("objectClass", kClass, "Object Class", kCpool))
                    .add(field("weight", kLong, "Sample Weight", 0,
-                              "bytes allocated that this sample stands for (an estimate: size / (1 - exp(-size/interval)))")));
+                              "bytes allocated that this sample stands for (an estimate: size / (1 - exp(-size/interval)))"))
+                   .add(labels()));
   // As the JDK writes them (a subset of their fields): the duration is the time waited, the
   // class the lock's (engine/LockSampler.h).
-  auto lockEvent = [](const char* name, TypeId id, const char* label, const char* description,
+  auto lockEvent = [&](const char* name, TypeId id, const char* label, const char* description,
                       const char* classField, const char* classLabel) {
     return event(name, id, label, description, {"Java Application"})
         .add(field("startTime", kLong, "Start Time", kTicks))
         .add(field("duration", kLong, "Duration", kNanos))
         .add(field("eventThread", kThread, "Event Thread", kCpool))
         .add(field("stackTrace", kStackTrace, "Stack Trace", kCpool))
-        .add(field(classField, kClass, classLabel, kCpool));
+        .add(field(classField, kClass, classLabel, kCpool))
+        .add(labels());
   };
   metadata.add(lockEvent("jdk.JavaMonitorEnter", kJavaMonitorEnter, "Java Monitor Blocked",
                          "A wait to enter a contended synchronized block, recorded by candor (lock=)", "monitorClass",
@@ -160,7 +171,8 @@ Element buildRoot() {
                    .add(field("startTime", kLong, "Start Time", kTicks))
                    .add(field("sampledThread", kThread, "Thread", kCpool))
                    .add(field("bucket", kString, "Bucket", 0, "e.g. gc_active, unknown_java, not_java_thread"))
-                   .add(field("kind", kString, "Sample Kind", 0, "what took the tick: cpu, wall, safepoint or handshake")));
+                   .add(field("kind", kString, "Sample Kind", 0, "what took the tick: cpu, wall, safepoint or handshake"))
+                   .add(labels()));
   metadata.add(event("candor.ProfilerSettings", kProfilerSettings, "Profiler Settings",
                      "How candor sampled: written at the start of every chunk", {"candor"})
                    .add(field("startTime", kLong, "Start Time", kTicks))

@@ -54,8 +54,8 @@ std::string optionsText(const Options& o) {
 }  // namespace
 
 JfrRecorder::JfrRecorder(const Options& options, std::string path, const TraceStore& store, FrameNamer& names,
-                         ThreadRegistry& threads)
-    : options_(options), path_(std::move(path)), store_(store), frameNames_(names), threads_(threads) {}
+                         ThreadRegistry& threads, const LabelSets* labels)
+    : options_(options), path_(std::move(path)), store_(store), frameNames_(names), threads_(threads), labels_(labels) {}
 
 JfrRecorder::~JfrRecorder() {
   if (fd_ >= 0) close(fd_);
@@ -126,6 +126,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
       scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
       scratch_.putVarLong(classKey);
       scratch_.putVarLong(slot.value);
+      scratch_.putVarLong(pools_.useLabels(slot.labels));
     } else {  // a lock wait ends when the sample is taken: it began `value` ns earlier
       scratch_.putVarLong(state == ThreadState::kParked ? jfr::kThreadPark : jfr::kJavaMonitorEnter);
       scratch_.putVarLong(slot.timeNs - slot.value);
@@ -133,6 +134,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
       scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
       scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
       scratch_.putVarLong(classKey);
+      scratch_.putVarLong(pools_.useLabels(slot.labels));
     }
     pools_.useTrace(traceId);
     pools_.useThread(slot.tid);
@@ -147,6 +149,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
     scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
     scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
     scratch_.putVarLong(kind == SampleKind::kCpu ? jfr::kStateRunnable : jfr::threadStateKey(state));
+    scratch_.putVarLong(pools_.useLabels(slot.labels));
     pools_.useTrace(traceId);
   } else {
     scratch_.putVarLong(jfr::kFailedTick);
@@ -154,6 +157,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
     scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
     scratch_.putString(bucketName(bucketForCode(code)));
     scratch_.putString(sampleKindName(kind));
+    scratch_.putVarLong(pools_.useLabels(slot.labels));
   }
   pools_.useThread(slot.tid);
   // A slot of weight n stands for n ticks (merged overflows, estimated kernel time): n events, so
@@ -232,6 +236,7 @@ bool JfrRecorder::writeChunk(bool finalChunk) {
   src.names = &frameNames_;
   src.thread = [this](int tid) { return threadName(tid); };
   src.maxDepth = options_.depth;
+  src.labels = labels_;
   jfr::Buffer checkpoint;
   pools_.writeCheckpoint(checkpoint, end, src);
 

@@ -35,8 +35,9 @@ class JfrRecorder : public DrainListener {
   static constexpr size_t kChunkBytes = 8u << 20;             // events buffered before a chunk is written
   static constexpr uint64_t kChunkAgeNs = 1'000'000'000;      // or when the chunk is this old
 
+  // `labels` (may be null): where the label sets samples carry are resolved.
   JfrRecorder(const Options& options, std::string path, const TraceStore& store, FrameNamer& names,
-              ThreadRegistry& threads);
+              ThreadRegistry& threads, const LabelSets* labels = nullptr);
   ~JfrRecorder() override;
 
   // At start: creates the file; false with a one-line reason.
@@ -84,6 +85,7 @@ class JfrRecorder : public DrainListener {
   const TraceStore& store_;
   FrameNamer& frameNames_;
   ThreadRegistry& threads_;
+  const LabelSets* labels_;
 
   FileDone onFileDone_;
   bool quiet_ = false;

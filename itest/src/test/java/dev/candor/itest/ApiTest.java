@@ -191,7 +191,7 @@ class ApiTest {
     }
 
     // The workloads plus the candor-api classes (the reactor's jar or target/classes, with the bundled agent).
-    private static Path classpath() throws URISyntaxException {
+    static Path classpath() throws URISyntaxException {
         Path api = Path.of(dev.candor.api.Candor.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         return Path.of(Build.workloadClasspath() + ":" + api);
     }

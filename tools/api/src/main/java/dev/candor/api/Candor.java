@@ -120,12 +120,31 @@ public final class Candor {
         return execute0(options);
     }
 
+    /**
+     * Opens a label scope on the current thread: samples of the thread carry {@code key=value}
+     * (with the labels of enclosing scopes) until the scope is closed. Labels appear in the JFR
+     * recording, in pprof and OTLP reports, with {@code split=label:KEY} as root frames, and
+     * {@code candor report --label KEY=VALUE} selects them: e.g. a trace id or an endpoint name.
+     * Without a candor agent in this JVM a scope costs no native call.
+     *
+     * @see LabelScope
+     */
+    public static LabelScope label(String key, String value) {
+        return LabelScope.open(key, value);
+    }
+
     /** The agent library in use, or null before the first call. */
     public static synchronized Path library() {
         return library;
     }
 
     private static native String execute0(String options);
+
+    static void setLabels(String[] keyValues) {
+        setLabels0(keyValues);
+    }
+
+    private static native void setLabels0(String[] keyValues);
 
     private static synchronized void ensureLoaded() {
         if (library != null) {

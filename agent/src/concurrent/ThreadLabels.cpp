@@ -1,0 +1,7 @@
+#include "concurrent/ThreadLabels.h"
+
+namespace candor {
+
+ThreadLabels ThreadLabels::process_;
+
+}  // namespace candor

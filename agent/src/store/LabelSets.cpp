@@ -1,0 +1,93 @@
+#include "store/LabelSets.h"
+
+#include <unordered_set>
+
+#include "concurrent/ThreadLabels.h"
+
+namespace candor {
+
+namespace {
+
+const LabelPairs& overflowPairs() {
+  static const LabelPairs pairs{{"candor.labels", "overflow"}};
+  return pairs;
+}
+
+}  // namespace
+
+uint32_t LabelSets::enter(int tid, LabelPairs pairs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint32_t id = kNone;
+  if (!pairs.empty()) {
+    auto it = ids_.find(pairs);
+    if (it != ids_.end()) {
+      id = it->second;
+    } else if (ids_.size() >= maxSets_ || nextId_ == kOverflow) {
+      id = kOverflow;
+      refused_++;
+    } else {
+      id = nextId_++;
+      it = ids_.emplace(std::move(pairs), id).first;
+      byId_[id] = &it->first;
+    }
+  }
+  // Stored under the mutex, so prune() never forgets a set between its interning and its use.
+  if (id == kNone) current_.erase(tid);
+  else current_[tid] = id;
+  ThreadLabels::process().set(tid, id);
+  return id;
+}
+
+void LabelSets::forget(int tid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  current_.erase(tid);
+  ThreadLabels::process().set(tid, kNone);
+}
+
+LabelPairs LabelSets::pairs(uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (id == kOverflow) return overflowPairs();
+  auto it = byId_.find(id);
+  return it != byId_.end() ? *it->second : LabelPairs{};
+}
+
+const std::string* LabelSets::value(uint32_t id, const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const LabelPairs* set = nullptr;
+  if (id == kOverflow) {
+    set = &overflowPairs();
+  } else if (auto it = byId_.find(id); it != byId_.end()) {
+    set = it->second;
+  }
+  if (set == nullptr) return nullptr;
+  for (const auto& [k, v] : *set) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+void LabelSets::prune() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unordered_set<uint32_t> inUse;
+  for (const auto& [tid, id] : current_) inUse.insert(id);
+  for (auto it = ids_.begin(); it != ids_.end();) {
+    if (inUse.count(it->second) != 0) {
+      ++it;
+    } else {
+      byId_.erase(it->second);
+      it = ids_.erase(it);
+    }
+  }
+}
+
+size_t LabelSets::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ids_.size();
+}
+
+uint64_t LabelSets::refused() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return refused_;
+}
+
+}  // namespace candor

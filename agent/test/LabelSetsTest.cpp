@@ -1,0 +1,59 @@
+#include "store/LabelSets.h"
+
+#include <gtest/gtest.h>
+
+#include "concurrent/ThreadLabels.h"
+
+using namespace candor;
+
+namespace {
+uint32_t seen(int tid) { return ThreadLabels::process().of_signalSafe(tid); }
+}  // namespace
+
+TEST(LabelSets, OneIdPerSetPublishedForTheThread) {
+  LabelSets sets;
+  uint32_t a = sets.enter(101, {{"endpoint", "/a"}});
+  uint32_t b = sets.enter(102, {{"endpoint", "/b"}, {"span", "7"}});
+  EXPECT_NE(a, LabelSets::kNone);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, sets.enter(103, {{"endpoint", "/a"}}));  // the same set, the same id
+  EXPECT_EQ(a, seen(101));
+  EXPECT_EQ(b, seen(102));
+  EXPECT_EQ((LabelPairs{{"endpoint", "/b"}, {"span", "7"}}), sets.pairs(b));
+  ASSERT_NE(nullptr, sets.value(b, "span"));
+  EXPECT_EQ("7", *sets.value(b, "span"));
+  EXPECT_EQ(nullptr, sets.value(a, "span"));
+  EXPECT_EQ(LabelSets::kNone, sets.enter(101, {}));  // leaving every scope
+  EXPECT_EQ(LabelSets::kNone, seen(101));
+  EXPECT_TRUE(sets.pairs(LabelSets::kNone).empty());
+  sets.forget(102);
+  EXPECT_EQ(LabelSets::kNone, seen(102));
+  sets.forget(103);
+}
+
+TEST(LabelSets, BoundedWithTheOverflowCounted) {
+  LabelSets sets(2);
+  uint32_t one = sets.enter(201, {{"k", "1"}});
+  sets.enter(201, {{"k", "2"}});
+  EXPECT_EQ(LabelSets::kOverflow, sets.enter(201, {{"k", "3"}}));
+  EXPECT_EQ(LabelSets::kOverflow, seen(201));
+  EXPECT_EQ((LabelPairs{{"candor.labels", "overflow"}}), sets.pairs(LabelSets::kOverflow));
+  EXPECT_EQ(1u, sets.refused());
+  EXPECT_EQ(one, sets.enter(201, {{"k", "1"}}));  // known sets still resolve
+  sets.forget(201);
+}
+
+TEST(LabelSets, PruneKeepsOnlyTheSetsThreadsAreIn) {
+  LabelSets sets;
+  uint32_t gone = sets.enter(301, {{"span", "1"}});
+  uint32_t kept = sets.enter(302, {{"span", "2"}});
+  sets.enter(301, {});
+  sets.prune();
+  EXPECT_EQ(1u, sets.size());
+  EXPECT_TRUE(sets.pairs(gone).empty());  // a forgotten id: no labels
+  EXPECT_EQ((LabelPairs{{"span", "2"}}), sets.pairs(kept));
+  uint32_t again = sets.enter(301, {{"span", "1"}});
+  EXPECT_NE(gone, again);  // ids are never reused
+  sets.forget(301);
+  sets.forget(302);
+}

@@ -1,0 +1,130 @@
+package dev.candor.itest;
+
+import dev.candor.itest.workload.Hot;
+import dev.candor.itest.workload.Labelled;
+import dev.candor.model.CollapsedProfile;
+import dev.candor.model.ProfileStats;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedObject;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Label scopes against a known answer ({@link Labelled}): one thread alternates methodA under
+ * endpoint=/a and methodB under endpoint=/b (with a new span=N per slice), another runs
+ * unlabelled; the CPU time under each label is measured inside the workload. The agent runs
+ * from -agentpath; the workload's Candor.label finds it in the process.
+ */
+class LabelsTest {
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void labelSharesMatchTheTruth(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "labels " + jdk;
+        Path dir = Build.runDir("labels-" + jdk.label());
+        Path truthFile = dir.resolve("truth.properties");
+        Path collapsedFile = dir.resolve("l.collapsed");
+        Path jfrFile = dir.resolve("l.jfr");
+        Path statsFile = dir.resolve("l.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,interval=1ms,split=label:endpoint,file=" + collapsedFile + ",file=" + jfrFile
+                        + ",stats=" + statsFile)
+                .main(Labelled.class.getName(), ApiTest.classpath(), truthFile.toString(), "1400", "600", "500")
+                .run(Duration.ofSeconds(120));
+        assertEquals(0, run.exitCode(), run.describe());
+        Properties truth = Profiles.truth(truthFile, run);
+        double a = Profiles.truthLong(truth, "cpu_a_ns");
+        double b = Profiles.truthLong(truth, "cpu_b_ns");
+        double plain = Profiles.truthLong(truth, "cpu_plain_ns");
+        long spans = Profiles.truthLong(truth, "spans");
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+
+        // split=label:endpoint: the [endpoint=...] roots split the profile as the workload did
+        CollapsedProfile p = Profiles.collapsed(collapsedFile, run);
+        long underA = p.count(s -> s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_A));
+        long underB = p.count(s -> s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_B));
+        long unlabelledA = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]") && s.leaf().equals(Hot.METHOD_A));
+        long misfiled = p.count(s -> (s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_B))
+                || (s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_A)));
+        long sum = underA + underB + unlabelledA;
+        double shareA = (double) underA / sum, shareB = (double) underB / sum, sharePlain = (double) unlabelledA / sum;
+        double total = a + b + plain;
+
+        // the JFR recording: every sample event names its labels; the span is the nested scope's
+        Map<String, Long> byEndpoint = new HashMap<>();
+        Set<String> spanValues = new HashSet<>();
+        long withSpanOnA = 0;
+        try (RecordingFile rf = new RecordingFile(jfrFile)) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent e = rf.readEvent();
+                if (!e.getEventType().getName().equals("jdk.ExecutionSample")) {
+                    continue;
+                }
+                Map<String, String> labels = labels(e);
+                byEndpoint.merge(labels.getOrDefault("endpoint", "(none)"), 1L, Long::sum);
+                if (labels.containsKey("span")) {
+                    spanValues.add(labels.get("span"));
+                    if ("/a".equals(labels.get("endpoint"))) {
+                        withSpanOnA++;
+                    }
+                }
+            }
+        }
+        Figures.line(String.format("%s: under /a %s (truth %s), /b %s (truth %s), unlabelled methodA %s (truth %s) of %d;"
+                        + " misfiled %d; .jfr samples by endpoint %s, %d distinct spans of %d opened",
+                name, Figures.pct(shareA), Figures.pct(a / total), Figures.pct(shareB), Figures.pct(b / total),
+                Figures.pct(sharePlain), Figures.pct(plain / total), sum, misfiled, byEndpoint, spanValues.size(), spans));
+        assertTrue(sum >= 1500, name + ": too few samples: " + sum);
+        assertEquals(a / total, shareA, 0.03, name + ": share under endpoint=/a");
+        assertEquals(b / total, shareB, 0.03, name + ": share under endpoint=/b");
+        assertEquals(plain / total, sharePlain, 0.03, name + ": unlabelled share");
+        assertTrue(misfiled <= 0.01 * sum, name + ": samples under the other endpoint's label: " + misfiled);
+        assertEquals(p.count(s -> s.frames().get(0).equals("[endpoint=/a]")), byEndpoint.getOrDefault("/a", 0L),
+                name + ": .jfr and collapsed disagree on endpoint=/a");
+        assertEquals(p.count(s -> s.frames().get(0).equals("[endpoint=/b]")), byEndpoint.getOrDefault("/b", 0L),
+                name + ": .jfr and collapsed disagree on endpoint=/b");
+        assertEquals(0, withSpanOnA, name + ": span labels outlived their scope");
+        assertTrue(spanValues.size() >= 0.5 * Math.min(spans, underB), name + ": distinct span labels " + spanValues.size()
+                + " for " + spans + " spans");
+        // a real reader of the file
+        String summary = JfrOutputTest.tool(jdk, dir, "jfr-summary", "summary", jfrFile.toString());
+        assertTrue(summary.contains("jdk.ExecutionSample"), name + ": jfr summary\n" + summary);
+    }
+
+    // candor.types.Labels: pairs of key and value; null when the thread had none.
+    static Map<String, String> labels(RecordedEvent e) {
+        Map<String, String> out = new HashMap<>();
+        if (!e.hasField("labels")) {
+            return out;
+        }
+        RecordedObject set = e.getValue("labels");
+        if (set == null) {
+            return out;
+        }
+        Object[] pairs = set.getValue("pairs");
+        for (Object o : pairs) {
+            RecordedObject pair = (RecordedObject) o;
+            out.put(pair.getString("key"), pair.getString("value"));
+        }
+        return out;
+    }
+}
