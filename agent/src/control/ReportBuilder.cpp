@@ -233,8 +233,11 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     if (!options.splitLabel.empty()) node = timeSnap.childOf(node, labelFrame(timeSnap, labelSet));
     return timeSnap.childOf(node, timeSnap.intern(std::string("[") + bucketName(bucket) + "]", kKindFailure));
   };
+  r.labels.sets = labels.size();
+  r.labels.refused = labels.refused();
   for (const auto& [key, count] : store.counts()) {
     snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.labels, key.trace), count);
+    if (key.labels != LabelSets::kNone && !isValueKind(key.kind)) r.labels.labelled += count;
   }
   for (const auto& [key, n] : accounting.failuresByThread()) timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n);
   for (int k = 0; k < kKinds; k++) {

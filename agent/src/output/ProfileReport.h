@@ -133,6 +133,13 @@ struct DepthReport {
   uint64_t deepest = 0;         // frames of the deepest recorded sample
 };
 
+// Candor.label scopes (store/LabelSets): the sets known at the report and those refused over the bound.
+struct LabelReport {
+  uint64_t sets = 0;
+  uint64_t refused = 0;   // scopes since the agent loaded that got candor.labels=overflow instead of their set
+  uint64_t labelled = 0;  // recorded ticks (cpu, wall, ...) that carried labels
+};
+
 // How the CPU ticks covered time spent in the kernel (engine/Engine.h KernelTime).
 struct KernelReport {
   std::string mode;             // sampled | estimated | at_syscall_exit; empty without a CPU engine
@@ -181,6 +188,7 @@ struct ProfileReport {
   uint64_t merged = 0;  // ticks that came without a signal of their own (CpuTickBatch)
   std::vector<std::pair<std::string, uint64_t>> failures;  // every bucket, zeros included
   DepthReport depth;
+  LabelReport labels;
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   uint64_t profiledCpuNs = 0;  // CPU of the threads candor sampled, while they were armed

@@ -71,6 +71,8 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
                           ", \"deepest\": " + num(r.depth.deepest) + ", \"spilled\": " + num(r.depth.spilled) +
                           ", \"spill_refused\": " + num(r.depth.spillRefused) + ", \"truncated\": " +
                           num(r.depth.truncated) + "}");
+  field(out, "labels", "{\"sets\": " + num(r.labels.sets) + ", \"refused\": " + num(r.labels.refused) +
+                           ", \"labelled_samples\": " + num(r.labels.labelled) + "}");
   field(out, "threads", num(r.threads.size()));
   field(out, "duration_ns", num(r.durationNs));
   field(out, "process_cpu_ns", num(r.processCpuNs));

@@ -233,6 +233,12 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
              d.limit, d.unlimited ? " (unlimited)" : "", static_cast<unsigned long long>(d.deepest),
              static_cast<unsigned long long>(d.spilled), d.slotFrames, static_cast<unsigned long long>(d.spillRefused),
              static_cast<unsigned long long>(d.truncated));
+  if (r.labels.sets > 0 || r.labels.refused > 0) {
+    out << fmt("Labels: %llu recorded ticks carried Candor.label sets; %llu sets known, %llu scopes refused over the bound "
+               "(shown as candor.labels=overflow)\n\n",
+               static_cast<unsigned long long>(r.labels.labelled), static_cast<unsigned long long>(r.labels.sets),
+               static_cast<unsigned long long>(r.labels.refused));
+  }
   out << "Ticks that did not become a Java stack:\n" << fmt("  %-24s %9s %8s\n", "bucket", "ticks", "share");
   for (const auto& [name, count] : r.failures) {
     out << fmt("  %-24s %9llu %7.2f%%\n", name.c_str(), static_cast<unsigned long long>(count), pct(count, r.ticks));
