@@ -186,9 +186,11 @@ public final class Profile {
         if (threads) {
             out.add(s.thread() != null ? s.thread().rootFrame() : Frame.UNKNOWN_THREAD_ROOT);
         }
-        if (reverse) {
-            for (int i = stack.size() - 1; i >= 0; i--) {
-                out.add(stack.get(i).name(lines));
+        if (reverse) {  // the callers view: context roots (label roots) stay on top, the rest leaf first
+            int n = stack.size();
+            int roots = Frame.contextRoots(stack);
+            for (int i = 0; i < n; i++) {
+                out.add(stack.get(Frame.shownIndex(i, n, roots, true)).name(lines));
             }
         } else {
             for (Frame f : stack) {
