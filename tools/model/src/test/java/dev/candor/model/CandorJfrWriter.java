@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * this writer. {@code jdk.ExecutionSample} and {@code candor.FailedTick} have the field;
  * {@code candor.WallClockSample} does not (as an agent without labels wrote it).
  */
-final class CandorJfrWriter {
+public final class CandorJfrWriter {
     // type ids
     private static final long LONG = 1, INT = 2, BOOLEAN = 3, STRING = 4, THREAD = 10, CLASS = 11, SYMBOL = 12,
             METHOD = 13, STACK_TRACE = 14, STACK_FRAME = 15, FRAME_TYPE = 16, LABELS = 17, LABEL = 18,
@@ -35,8 +35,31 @@ final class CandorJfrWriter {
     private final Map<SortedMap<String, String>, Long> labelSets = new LinkedHashMap<>();
     private long lastNanos;
 
+    /**
+     * An example recording: jdk.ExecutionSample 6 a.Web.users with endpoint=/users trace_id=abc on
+     * worker-1, 3 a.Web.orders with endpoint=/orders on worker-2, 2 a.Main.main without labels on
+     * main, a candor.FailedTick [gc_active] with endpoint=/users trace_id=abc; 4 candor.WallClockSample
+     * (a type without the labels field) a.Web.sleep.
+     */
+    public static byte[] example() {
+        Map<String, String> users = Map.of("endpoint", "/users", "trace_id", "abc");
+        CandorJfrWriter w = new CandorJfrWriter();
+        for (int i = 0; i < 6; i++) {
+            w.cpu(i, "worker-1", users, "java.lang.Thread.run", "a.Web.users");
+        }
+        for (int i = 0; i < 3; i++) {
+            w.cpu(10 + i, "worker-2", Map.of("endpoint", "/orders"), "java.lang.Thread.run", "a.Web.orders");
+        }
+        w.cpu(20, "main", Map.of(), "a.Main.main").cpu(21, "main", Map.of(), "a.Main.main");
+        w.failed(22, "worker-1", "gc_active", users);
+        for (int i = 0; i < 4; i++) {
+            w.wall(30 + i, "worker-1", "java.lang.Thread.run", "a.Web.sleep");
+        }
+        return w.toBytes();
+    }
+
     /** A jdk.ExecutionSample {@code ms} after the start: frames root first ({@code a.B.m}), labels may be empty. */
-    CandorJfrWriter cpu(long ms, String thread, Map<String, String> labels, String... frames) {
+    public CandorJfrWriter cpu(long ms, String thread, Map<String, String> labels, String... frames) {
         Out e = new Out().varint(EXECUTION_SAMPLE).varint(ticks(ms)).varint(thread(thread))
                 .varint(stack(List.of(frames))).varint(labels(labels));
         event(e);
@@ -44,19 +67,19 @@ final class CandorJfrWriter {
     }
 
     /** A candor.WallClockSample, a type without the labels field. */
-    CandorJfrWriter wall(long ms, String thread, String... frames) {
+    public CandorJfrWriter wall(long ms, String thread, String... frames) {
         event(new Out().varint(WALL_SAMPLE).varint(ticks(ms)).varint(thread(thread)).varint(stack(List.of(frames))));
         return this;
     }
 
     /** A candor.FailedTick of the cpu sampler. */
-    CandorJfrWriter failed(long ms, String thread, String bucket, Map<String, String> labels) {
+    public CandorJfrWriter failed(long ms, String thread, String bucket, Map<String, String> labels) {
         event(new Out().varint(FAILED_TICK).varint(ticks(ms)).varint(thread(thread)).string(bucket).string("cpu")
                 .varint(labels(labels)));
         return this;
     }
 
-    byte[] toBytes() {
+    public byte[] toBytes() {
         byte[] metadata = metadata();
         byte[] body = events.toByteArray();
         byte[] checkpoint = checkpoint();

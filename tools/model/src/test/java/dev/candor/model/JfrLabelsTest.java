@@ -19,23 +19,9 @@ class JfrLabelsTest {
     Path dir;
 
     static final Map<String, String> USERS = Map.of("endpoint", "/users", "trace_id", "abc");
-    static final Map<String, String> ORDERS = Map.of("endpoint", "/orders");
 
-    /** 6 /users, 3 /orders and 2 unlabeled CPU samples, a failed tick under /users, 4 wall samples. */
     static byte[] recording() {
-        CandorJfrWriter w = new CandorJfrWriter();
-        for (int i = 0; i < 6; i++) {
-            w.cpu(i, "worker-1", USERS, "java.lang.Thread.run", "a.Web.users");
-        }
-        for (int i = 0; i < 3; i++) {
-            w.cpu(10 + i, "worker-2", ORDERS, "java.lang.Thread.run", "a.Web.orders");
-        }
-        w.cpu(20, "main", Map.of(), "a.Main.main").cpu(21, "main", Map.of(), "a.Main.main");
-        w.failed(22, "worker-1", "gc_active", USERS);
-        for (int i = 0; i < 4; i++) {
-            w.wall(30 + i, "worker-1", "java.lang.Thread.run", "a.Web.sleep");
-        }
-        return w.toBytes();
+        return CandorJfrWriter.example();
     }
 
     @Test
