@@ -33,7 +33,7 @@ import java.util.concurrent.Callable;
                 "An edge is a calling context (a path of frames from the root); its weight is the share of samples"
                         + " whose stack ends there. overlap = sum over common edges of min(weight in A, weight in B);"
                         + " hotcover(A,B,T) = share of B's hot edges (weight >= T x B's hottest) that are hot in A.",
-                "Thread roots, [state=..] frames and [cpu]/[wall] kind roots are removed; failure ticks"
+                "Thread roots, [state=..] and [KEY=VALUE] label frames and [cpu]/[wall] kind roots are removed; failure ticks"
                         + " ([gc_active], [dropped], ...) stay as edges of their own, so shares are of all ticks."},
         customSynopsis = "candor compare A B [--threshold T] [--html OUT] [--focus REGEX] [--lines] [--top N]"
                 + " [--thread-filter REGEX] [--fold REGEX] [--drop-failures] [--java-only] [--raw-names] [--kind KIND]"

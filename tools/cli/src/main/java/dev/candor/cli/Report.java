@@ -18,11 +18,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
 
 /**
  * {@code candor report IN [-o OUT]}: reads a JFR recording of any producer, or collapsed stacks,
@@ -41,14 +46,17 @@ import java.util.regex.PatternSyntaxException;
                         + " otlp (.otlp: an OpenTelemetry ExportProfilesServiceRequest, binary protobuf).",
                 "Without -o the report goes to standard output (flat unless --format says otherwise).",
                 "A damaged file is reported up to the damage; the command then names the byte offset and exits with 3."},
-        customSynopsis = "candor report IN [-o OUT] [--format FORMAT] [--event EVENT] [--threads] [--reverse] "
-                + "[--lines] [--include REGEX]... [--exclude REGEX]... [--from TIME] [--to TIME]",
+        customSynopsis = "candor report IN [-o OUT] [--format FORMAT] [--event EVENT] [--threads] [--split SPLIT]"
+                + " [--reverse] [--lines] [--include REGEX]... [--exclude REGEX]... [--label KEY=VALUE]... [--from TIME]"
+                + " [--to TIME]",
         footer = {"", "TIME is seconds from the start of the recording (12, 1.5s, 250ms, 2min) or a date-time"
                 + " (2025-01-31T10:15:30Z, 2025-01-31T10:15:30+01:00, 2025-01-31T10:15:30 or 10:15:30 in the local"
                 + " time zone).", "",
                 "Examples:",
                 "  candor report app.jfr -o app.html",
                 "  candor report app.jfr --format tree --threads --include 'com\\.example'",
+                "  candor report app.jfr --label endpoint=/users -o users.html",
+                "  candor report app.jfr --split label:endpoint -o by-endpoint.html",
                 "  candor report app.jfr -o app.pb.gz && go tool pprof -top app.pb.gz",
                 "  OTEL_SERVICE_NAME=shop candor report app.jfr -o app.otlp"})
 final class Report implements Callable<Integer> {
@@ -80,6 +88,12 @@ final class Report implements Callable<Integer> {
     @Option(names = "-t", hidden = true, description = "old short form of --threads")
     boolean threadsShort;
 
+    @Option(names = "--split", paramLabel = "SPLIT", split = "[+,]",
+            description = "root frames above each stack, as the agent's split option: thread ([name tid=N], as"
+                    + " --threads), label:KEY ([KEY=VALUE] from the sample's labels, [KEY=(none)] without it);"
+                    + " joined with + or repeated, e.g. thread+label:endpoint")
+    List<String> splits = new ArrayList<>();
+
     @Option(names = {"-r", "--reverse"}, description = "callers view: stacks leaf first (not for pprof and otlp)")
     boolean reverse;
 
@@ -93,6 +107,11 @@ final class Report implements Callable<Integer> {
     @Option(names = {"-x", "--exclude"}, paramLabel = "REGEX",
             description = "drop samples with a frame matching REGEX; repeatable")
     List<String> excludes = new ArrayList<>();
+
+    @Option(names = "--label", paramLabel = "KEY=VALUE",
+            description = "keep only samples with label KEY set to VALUE (candor recordings with Candor.label"
+                    + " scopes); repeatable, all must match")
+    List<String> labelFilters = new ArrayList<>();
 
     @Option(names = "--from", paramLabel = "TIME", description = "keep samples taken at or after TIME")
     String from;
@@ -116,6 +135,21 @@ final class Report implements Callable<Integer> {
         ReportFormat fmt = format();
         List<Pattern> inc = patterns(includes, "--include");
         List<Pattern> exc = patterns(excludes, "--exclude");
+        Map<String, String> labels = labels();
+        boolean splitThreads = threads || threadsShort;
+        List<String> splitKeys = new ArrayList<>();
+        for (String sp : splits) {
+            String part = sp.strip();
+            if (part.equals("thread") || part.equals("threads")) {
+                splitThreads = true;
+            } else if (part.startsWith("label:") && validKey(part.substring("label:".length()))) {
+                if (!splitKeys.contains(part.substring("label:".length()))) {
+                    splitKeys.add(part.substring("label:".length()));
+                }
+            } else {
+                throw usage("--split '" + sp + "': expected thread or label:KEY (KEY without '=', e.g. label:endpoint)");
+            }
+        }
         if (top < 0) {
             throw usage("--top must be 0 or more, not " + top);
         }
@@ -142,6 +176,7 @@ final class Report implements Callable<Integer> {
             throw new Candor.Failure(Candor.PROFILING, e.getMessage());
         }
         Profile profile = recording.profile(events);
+        checkLabels(recording, events, profile, labels);
         if (from != null || to != null) {
             Instant base = recording.start().or(profile::firstSampleTime).orElse(null);
             if (base == null || !profile.hasTimes()) {
@@ -161,7 +196,8 @@ final class Report implements Callable<Integer> {
         for (Pattern p : exc) {
             profile = profile.exclude(p);
         }
-        ReportOptions options = new ReportOptions(threads || threadsShort, lines, reverse, title, top, minPercent);
+        profile = profile.withLabels(labels).splitByLabels(splitKeys);
+        ReportOptions options = new ReportOptions(splitThreads, lines, reverse, title, top, minPercent);
         write(fmt, profile, options);
 
         if (damage.isPresent()) {
@@ -196,6 +232,71 @@ final class Report implements Callable<Integer> {
             }
         }
         return out;
+    }
+
+    /** The --label filters as KEY → VALUE; a usage error for one that is no KEY=VALUE or names a key twice. */
+    private Map<String, String> labels() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String l : labelFilters) {
+            int eq = l.indexOf('=');
+            if (eq <= 0 || !validKey(l.substring(0, eq))) {
+                throw usage("--label '" + l + "' is not KEY=VALUE (e.g. --label endpoint=/users)");
+            }
+            String key = l.substring(0, eq);
+            String old = out.put(key, l.substring(eq + 1));
+            if (old != null && !old.equals(l.substring(eq + 1))) {
+                throw usage("--label " + key + "=" + old + " and --label " + l + " cannot both match: a sample has one "
+                        + key);
+            }
+        }
+        return out;
+    }
+
+    private static boolean validKey(String key) {
+        return !key.isBlank() && key.indexOf('=') < 0;
+    }
+
+    /**
+     * A --label filter that can match nothing fails with one line saying why: the input has no
+     * labels at all (a recording of another producer, or of code without Candor.label scopes), none
+     * of the events chosen has, no sample has the key, or no sample has the value.
+     */
+    private void checkLabels(Recording recording, List<String> events, Profile profile, Map<String, String> labels) {
+        if (labels.isEmpty()) {
+            return;
+        }
+        String filter = labels.entrySet().stream().map(e -> "--label " + e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(" "));
+        if (!profile.hasLabels()) {
+            List<String> all = new ArrayList<>(recording.eventCounts().keySet());
+            if (!all.equals(events) && recording.profile(all).hasLabels()) {
+                throw new Candor.Failure(Candor.USAGE, "no " + String.join(", ", events) + " sample in " + input
+                        + " carries labels (other events do: choose them with --event); " + filter + " matches nothing");
+            }
+            throw new Candor.Failure(Candor.USAGE, "no sample in " + input + " carries labels; " + filter
+                    + " matches nothing");
+        }
+        SortedMap<String, SortedSet<String>> values = profile.labelValues();
+        for (Map.Entry<String, String> e : labels.entrySet()) {
+            SortedSet<String> v = values.get(e.getKey());
+            if (v == null) {
+                throw new Candor.Failure(Candor.USAGE, "no sample in " + input + " has the label " + e.getKey()
+                        + " (its labels: " + String.join(", ", values.keySet()) + "); " + filter + " matches nothing");
+            }
+            if (!v.contains(e.getValue())) {
+                throw new Candor.Failure(Candor.USAGE, "no sample in " + input + " has " + e.getKey() + "="
+                        + e.getValue() + " (" + e.getKey() + " is " + abbreviated(v) + "); " + filter
+                        + " matches nothing");
+            }
+        }
+        if (profile.withLabels(labels).samples().isEmpty()) {
+            throw new Candor.Failure(Candor.USAGE, "no sample in " + input + " has all of " + filter);
+        }
+    }
+
+    private static String abbreviated(SortedSet<String> values) {
+        List<String> first = values.stream().limit(10).toList();
+        return String.join(", ", first) + (values.size() > first.size() ? ", ... (" + values.size() + " values)" : "");
     }
 
     private Recording read() {

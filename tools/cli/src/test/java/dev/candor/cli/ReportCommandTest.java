@@ -103,6 +103,78 @@ class ReportCommandTest {
         assertEquals("", err.toString());
     }
 
+    private Path labeled() throws Exception {
+        return Files.write(dir.resolve("labels.jfr"), dev.candor.model.CandorJfrWriter.example());
+    }
+
+    @Test
+    void labelFilterKeepsTheSamplesWithAllTheLabels() throws Exception {
+        Path in = labeled();
+        assertEquals(0, run("report", in.toString(), "--format", "collapsed", "--label", "endpoint=/users"),
+                err.toString());
+        assertEquals("[gc_active] 1\njava.lang.Thread.run;a.Web.users 6\n", out.toString());
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("report", in.toString(), "--format", "collapsed", "--label", "endpoint=/users",
+                "--label", "trace_id=abc", "--include", "Web"), err.toString());
+        assertEquals("java.lang.Thread.run;a.Web.users 6\n", out.toString());
+        assertEquals("", err.toString());
+        // the filter is named where reports name filters
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("report", in.toString(), "--label", "endpoint=/orders"), err.toString());
+        assertTrue(out.toString().contains("label endpoint=/orders"), out.toString());
+    }
+
+    @Test
+    void splitByLabelAddsTheAgentsRoots() throws Exception {
+        Path in = labeled();
+        assertEquals(0, run("report", in.toString(), "--format", "collapsed", "--split", "label:endpoint"),
+                err.toString());
+        assertEquals("[endpoint=(none)];a.Main.main 2\n[endpoint=/orders];java.lang.Thread.run;a.Web.orders 3\n"
+                + "[endpoint=/users];[gc_active] 1\n[endpoint=/users];java.lang.Thread.run;a.Web.users 6\n",
+                out.toString());
+        out.getBuffer().setLength(0);
+        // thread roots first, as the agent's split=thread+label:KEY; repeated --split adds keys in order
+        assertEquals(0, run("report", in.toString(), "--format", "collapsed", "--split", "thread+label:trace_id",
+                "--split", "label:endpoint", "--label", "endpoint=/orders"), err.toString());
+        assertEquals("[worker-2 tid=101];[trace_id=(none)];[endpoint=/orders];java.lang.Thread.run;a.Web.orders 3\n",
+                out.toString());
+        // the callers view keeps the label root on top
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("report", in.toString(), "--format", "collapsed", "--split", "label:endpoint",
+                "--reverse", "--label", "endpoint=/orders"), err.toString());
+        assertEquals("[endpoint=/orders];a.Web.orders;java.lang.Thread.run 3\n", out.toString());
+        assertEquals(1, run("report", in.toString(), "--split", "state"));
+        assertTrue(firstLine().contains("--split 'state': expected thread or label:KEY"), err.toString());
+    }
+
+    @Test
+    void labelFilterThatCannotMatchSaysWhyInOneLine() throws Exception {
+        Path plain = collapsed();
+        assertEquals(1, run("report", plain.toString(), "--label", "endpoint=/users"));
+        assertEquals("candor: no sample in " + plain + " carries labels; --label endpoint=/users matches nothing\n",
+                oneLine().replace("\r", ""));
+        assertEquals("", out.toString());
+
+        Path in = labeled();
+        err.getBuffer().setLength(0);
+        assertEquals(1, run("report", in.toString(), "--event", "WallClockSample", "--label", "endpoint=/users"));
+        assertTrue(oneLine().contains("no candor.WallClockSample sample in " + in
+                + " carries labels (other events do: choose them with --event)"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(1, run("report", in.toString(), "--label", "tenant=a"));
+        assertTrue(oneLine().contains("has the label tenant (its labels: endpoint, trace_id)"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(1, run("report", in.toString(), "--label", "endpoint=/userz"));
+        assertTrue(oneLine().contains("has endpoint=/userz (endpoint is /orders, /users)"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(1, run("report", in.toString(), "--label", "endpoint=/orders", "--label", "trace_id=abc"));
+        assertTrue(oneLine().contains("has all of --label endpoint=/orders --label trace_id=abc"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(1, run("report", in.toString(), "--label", "endpoint"));
+        assertTrue(firstLine().contains("--label 'endpoint' is not KEY=VALUE"), err.toString());
+        assertEquals("", out.toString());
+    }
+
     @Test
     void filters() throws Exception {
         assertEquals(0, run("report", collapsed().toString(), "--format", "collapsed", "--include", "hot|cold",

@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  * <h2>Pseudo-frame policy</h2>
  * <ul>
  * <li>Context roots are removed, so that the same code matches across runs: thread roots
- *   {@code [name tid=N]} (tids differ every run), state frames {@code [state=…]}, and the
+ *   {@code [name tid=N]} (tids differ every run), state frames {@code [state=…]}, label frames
+ *   {@code [KEY=VALUE]} (the agent's split=label:KEY), and the
  *   sample-kind roots {@code [cpu]}, {@code [wall]}, {@code [safepoint]}, {@code [handshake]} that
  *   candor writes when one run mixes kinds. A run that mixes kinds is compared on one kind:
  *   {@link Options#kind()}, by default {@code cpu} when present.</li>
@@ -228,9 +229,10 @@ public final class Inputs {
                 }
                 from = 1;
             }
-            // context roots: thread roots and state frames (a thread root may follow a kind root)
+            // context roots: thread roots, state and label frames (a thread root may follow a kind root)
             String thread = s.thread() != null ? s.thread().name() : null;
-            while (from < stack.size() - 1 && (stack.get(from).isThreadRoot() || stack.get(from).isStateRoot())) {
+            while (from < stack.size() - 1 && (stack.get(from).isThreadRoot() || stack.get(from).isStateRoot()
+                    || stack.get(from).isLabelRoot())) {
                 String named = stack.get(from).threadName();
                 if (named != null) {
                     thread = named;

@@ -90,6 +90,30 @@ class InputsTest {
     }
 
     @Test
+    void labelRootsAreContextRootsToo() throws Exception {
+        // the agent's split=thread+state+label:endpoint: [thread];[state];[KEY=VALUE] roots, then the stack
+        String text = "[w tid=5];[state=running];[endpoint=/users];a.Main.run;a.Main.hot 60\n"
+                + "[w tid=5];[endpoint=/orders];a.Main.run;a.Main.hot 30\n"
+                + "[endpoint=(none)];[gc_active] 6\n[v tid=6];[endpoint=(none)];[dropped] 4\n";
+        Inputs.Loaded in = load(text, Inputs.Options.DEFAULT);
+        assertEquals(100, in.kept(), 0);
+        assertEquals(10, in.failures(), 0);
+        assertEquals(90, in.cct().find(List.of("a.Main.run", "a.Main.hot")).self(), 0);
+        assertEquals(6, in.cct().find(List.of("[gc_active]")).self(), 0);
+        assertEquals(4, in.cct().find(List.of("[dropped]")).self(), 0);
+        assertEquals(3, in.cct().root().childCount(), in.cct().toString());
+        Inputs.Loaded noFailures = load(text, Inputs.Options.DEFAULT.withDropFailures(true));
+        assertEquals(90, noFailures.kept(), 0);
+        // the thread filter still sees the thread root before the label root
+        Inputs.Loaded v = load(text, Inputs.Options.DEFAULT.withThreads(Pattern.compile("^v$")));
+        assertEquals(10, v.kept(), 0);  // w's 90 dropped; v's 4 and the 6 without a thread kept
+        // merge of two runs with different label values: the same code matches
+        Cct a = load("[endpoint=/a];m;x 1\n", Inputs.Options.DEFAULT).cct();
+        Cct b = load("[endpoint=/b];m;x 3\n", Inputs.Options.DEFAULT).cct();
+        assertEquals("m;x 1000\n", Merger.toCollapsed(Merger.average(List.of(a, b)), 1000));
+    }
+
+    @Test
     void mixedKindsCompareOneKind() throws Exception {
         String text = "[cpu];[w tid=5];a.Main.hot 60\n[wall];[w tid=5];a.Main.sleep 30\n"
                 + "[cpu];[safepoint] 4\n[wall];[w tid=5];[state=sleeping];a.Main.idle 6\n";

@@ -214,7 +214,7 @@ public final class Cct {
     /**
      * The tree of a profile's samples. With {@code threads} every sample first goes through its
      * thread root {@code [name tid=N]}; {@code reverse} builds the callers view (leaf frames at the
-     * top level); frames of one method at different lines are one node unless {@code lines}.
+     * top level, below the context roots such as label roots {@code [KEY=VALUE]}, which stay on top); frames of one method at different lines are one node unless {@code lines}.
      */
     public static Cct of(Profile profile, Options options) {
         return of(profile.samples(), options);
@@ -237,8 +237,9 @@ public final class Cct {
             }
             List<Frame> stack = s.stack();
             int n = stack.size();
+            int roots = options.reverse() ? Frame.contextRoots(stack) : 0;
             for (int i = 0; i < n; i++) {
-                Frame f = stack.get(options.reverse() ? n - 1 - i : i);
+                Frame f = stack.get(Frame.shownIndex(i, n, roots, options.reverse()));
                 node = t.child(node, f.name(options.lines()), x -> f.viewerKind());
                 node.total += w;
             }

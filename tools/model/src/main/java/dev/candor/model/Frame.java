@@ -1,5 +1,6 @@
 package dev.candor.model;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -106,6 +107,8 @@ public record Frame(String className, String methodName, String descriptor, int 
     public static final String KERNEL_UNSAMPLED = "kernel_unsampled";
     /** The marker below a stack cut at the recording's depth limit. */
     public static final String TRUNCATED = "truncated";
+    /** The value of a label root {@code [KEY=(none)]} for samples without the label KEY. */
+    public static final String NO_LABEL_VALUE = "(none)";
     /** The thread root of a sample whose thread is not known. */
     public static final String UNKNOWN_THREAD_ROOT = "[unknown thread tid=0]";
     /** The sample kinds candor writes as root frames ({@code [cpu]}, ...) when a run mixes them. */
@@ -229,14 +232,64 @@ public record Frame(String className, String methodName, String descriptor, int 
         return type == Type.PSEUDO && methodName.startsWith("state=");
     }
 
+    /**
+     * A label root {@code [KEY=VALUE]} (the agent's split=label:KEY, {@code report --split label:KEY}):
+     * bracketed text with an {@code =} after a non-empty key, that is neither a thread root (a thread
+     * name may contain {@code =}) nor a state root. {@code [KEY=(none)]} stands for samples without
+     * the label ({@link #NO_LABEL_VALUE}). Failure buckets and class roots ({@code [byte[]]}) have no
+     * {@code =}.
+     */
+    public boolean isLabelRoot() {
+        return type == Type.PSEUDO && methodName.indexOf('=') > 0 && !isStateRoot() && !isThreadRoot();
+    }
+
+    /** The key of a label root {@code [KEY=VALUE]}, or null for any other frame. */
+    public String labelKey() {
+        return isLabelRoot() ? methodName.substring(0, methodName.indexOf('=')) : null;
+    }
+
+    /** The value of a label root {@code [KEY=VALUE]} ({@link #NO_LABEL_VALUE} when the sample had none), or null. */
+    public String labelValue() {
+        return isLabelRoot() ? methodName.substring(methodName.indexOf('=') + 1) : null;
+    }
+
+    /** The label root {@code [key=value]}; {@code value} null gives {@code [key=(none)]}. */
+    public static Frame labelRoot(String key, String value) {
+        if (key == null || key.isEmpty() || key.indexOf('=') >= 0) {
+            throw new IllegalArgumentException("a label key is not empty and has no '=': " + key);
+        }
+        return pseudo(key + "=" + (value == null ? NO_LABEL_VALUE : value));
+    }
+
     /** candor's sample-kind root ({@code [cpu]}, {@code [wall]}, ...) of a run that mixes kinds. */
     public boolean isKindRoot() {
         return type == Type.PSEUDO && KINDS.contains(methodName);
     }
 
-    /** A root that only says where a sample came from (thread, state, kind): not code. */
+    /** A root that only says where a sample came from (thread, state, kind, label): not code. */
     public boolean isContextRoot() {
-        return isThreadRoot() || isStateRoot() || isKindRoot();
+        return isThreadRoot() || isStateRoot() || isKindRoot() || isLabelRoot();
+    }
+
+    /**
+     * How many frames at the start of a stack (root first) are context roots, leaving at least one
+     * frame: the callers view keeps them on top and reverses the rest.
+     */
+    public static int contextRoots(List<Frame> stack) {
+        int n = 0;
+        while (n < stack.size() - 1 && stack.get(n).isContextRoot()) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * The index of the {@code i}-th frame shown of a stack of {@code n} frames whose first
+     * {@code roots} are context roots: {@code i} itself, or with {@code reverse} the context roots
+     * first, in order, then the other frames leaf first.
+     */
+    public static int shownIndex(int i, int n, int roots, boolean reverse) {
+        return !reverse || i < roots ? i : n - 1 - (i - roots);
     }
 
     /** The {@code [truncated]} marker of a stack cut at the depth limit. */

@@ -6,6 +6,7 @@ import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
+import jdk.jfr.consumer.RecordedObject;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
@@ -23,6 +24,8 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,6 +41,11 @@ import java.util.regex.Pattern;
  * failed to walk become {@code [stack_walk_failed]}, {@code jdk.CPUTimeSamplesLost} becomes
  * {@code [lost_samples]}, samples without a stack trace {@code [no_stack_trace]}, and a stack cut
  * at the recording's depth limit gets a {@code [truncated]} root frame.
+ *
+ * <p>Labels: an event type of candor's with a {@code labels} field (a {@code candor.types.Labels}:
+ * {@code pairs}, an array of {@code candor.types.Label} with {@code key} and {@code value}) gives
+ * its samples those labels ({@link Sample#labels()}); a null {@code labels} is none. Recordings of
+ * other producers have no such field: their samples have no labels.
  *
  * <p>Damage: the file's framing (chunk headers, record sizes, constant pool links) is walked
  * first ({@link JfrStructure}); intact chunks are parsed one by one, and the samples before the
@@ -62,6 +70,11 @@ public final class JfrProfileReader {
     private static final Pattern JDK_POSITION = Pattern.compile("at position (\\d+)");
     private static final List<String> BUCKET_FIELDS = List.of("bucket", "reason", "failure", "kind", "name", "type");
     private static final List<String> COUNT_FIELDS = List.of("count", "ticks", "samples", "weight");
+    /** The field of candor's sample events with the thread's labels, and the fields of its types. */
+    public static final String LABELS_FIELD = "labels";
+    public static final String LABELS_PAIRS = "pairs";
+    public static final String LABEL_KEY = "key";
+    public static final String LABEL_VALUE = "value";
 
     private final Path file;
     private final Map<String, List<Sample>> byEvent = new LinkedHashMap<>();
@@ -69,6 +82,7 @@ public final class JfrProfileReader {
     private final Map<Frame, Frame> frames = new HashMap<>();
     private final Map<List<Frame>, List<Frame>> stacks = new HashMap<>();
     private final Map<SampledThread, SampledThread> threads = new HashMap<>();
+    private final Map<SortedMap<String, String>, SortedMap<String, String>> labelSets = new HashMap<>();
     private long countersTime = Long.MIN_VALUE;
     private long dropped = -1;
     private long minStart = Long.MAX_VALUE;
@@ -348,6 +362,7 @@ public final class JfrProfileReader {
         Attempt a = new Attempt();
         Map<EventType, Kind> kinds = new IdentityHashMap<>();
         Map<RecordedStackTrace, List<Frame>> stackCache = new IdentityHashMap<>();
+        Map<RecordedObject, SortedMap<String, String>> labelCache = new IdentityHashMap<>();
         List<JfrStructure.Rec> events = new ArrayList<>();
         for (JfrStructure.Rec r : c.eventRecords()) {
             if (r.end() <= end) {
@@ -380,7 +395,7 @@ public final class JfrProfileReader {
                     a.badReason = "its event (" + e.getEventType().getName() + ") has times outside the chunk's span";
                     break;
                 }
-                accept(a, e, kinds, stackCache);
+                accept(a, e, kinds, stackCache, labelCache);
             }
         } catch (IOException | RuntimeException | Error e) {
             // The JDK's JFR parser reports malformed input as InternalError (a VirtualMachineError,
@@ -561,7 +576,8 @@ public final class JfrProfileReader {
     }
 
     private void accept(Attempt a, RecordedEvent e, Map<EventType, Kind> kinds,
-                        Map<RecordedStackTrace, List<Frame>> stackCache) {
+                        Map<RecordedStackTrace, List<Frame>> stackCache,
+                        Map<RecordedObject, SortedMap<String, String>> labelCache) {
         EventType type = e.getEventType();
         String name = type.getName();
         Kind kind = kinds.computeIfAbsent(type, JfrProfileReader::kindOf);
@@ -576,6 +592,7 @@ public final class JfrProfileReader {
             a.maxEnd = Math.max(a.maxEnd, time);
         }
         SampledThread thread = thread(e);
+        SortedMap<String, String> labels = labels(e, labelCache);
         switch (kind) {
             case STACK:
             case CPU_TIME: {
@@ -585,7 +602,7 @@ public final class JfrProfileReader {
                 } else {
                     stack = stack(e.getStackTrace(), stackCache);
                 }
-                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, 1));
+                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, 1, labels));
                 break;
             }
             case ALLOC: {
@@ -597,7 +614,7 @@ public final class JfrProfileReader {
                     stack.clear();  // an allocation without a Java stack: the class alone
                 }
                 stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
-                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, bytes));
+                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, bytes, labels));
                 break;
             }
             case LOCK: {
@@ -609,7 +626,7 @@ public final class JfrProfileReader {
                     stack.clear();
                 }
                 stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
-                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, ns));
+                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, ns, labels));
                 break;
             }
             case LOST: {
@@ -641,7 +658,7 @@ public final class JfrProfileReader {
                     String sampler = type.getField("kind") != null && !"kind".equals(bucketField(type))
                             ? e.getString("kind") : null;
                     a.failures.add(new Sample(time, thread, sampler == null ? name : KIND_PREFIX + sampler,
-                            pseudoStack(b), count));
+                            pseudoStack(b), count, labels));
                 }
                 break;
             }
@@ -688,6 +705,35 @@ public final class JfrProfileReader {
         String n = t.getJavaName() != null ? t.getJavaName() : t.getOSName();
         SampledThread st = new SampledThread(n == null ? "unknown" : n, t.getOSThreadId(), t.getJavaThreadId());
         return threads.computeIfAbsent(st, k -> k);
+    }
+
+    /**
+     * The labels of an event: its {@code labels} constant (one object per label set in the parser's
+     * constant pool, so cached by identity), or none when the type has no such field or it is null.
+     * A pair with a null key is left out; a null value reads as "".
+     */
+    private SortedMap<String, String> labels(RecordedEvent e, Map<RecordedObject, SortedMap<String, String>> cache) {
+        if (!e.hasField(LABELS_FIELD) || !(e.getValue(LABELS_FIELD) instanceof RecordedObject set)) {
+            return Sample.NO_LABELS;
+        }
+        SortedMap<String, String> known = cache.get(set);
+        if (known != null) {
+            return known;
+        }
+        TreeMap<String, String> m = new TreeMap<>();
+        if (set.hasField(LABELS_PAIRS) && set.getValue(LABELS_PAIRS) instanceof Object[] pairs) {
+            for (Object o : pairs) {
+                if (o instanceof RecordedObject pair && pair.hasField(LABEL_KEY) && pair.hasField(LABEL_VALUE)
+                        && pair.getValue(LABEL_KEY) instanceof String key) {
+                    Object value = pair.getValue(LABEL_VALUE);
+                    m.put(key, value instanceof String v ? v : "");
+                }
+            }
+        }
+        SortedMap<String, String> made = Sample.labels(m);
+        SortedMap<String, String> shared = labelSets.computeIfAbsent(made, k -> k);
+        cache.put(set, shared);
+        return shared;
     }
 
     private List<Frame> pseudoStack(String name) {
@@ -764,7 +810,7 @@ public final class JfrProfileReader {
                         : s.eventType().startsWith(KIND_PREFIX) ? "candor.FailedTick" : s.eventType();
             }
             byEvent.computeIfAbsent(target, k -> new ArrayList<>())
-                    .add(new Sample(s.timeNanos(), s.thread(), target, s.stack(), s.weight()));
+                    .add(new Sample(s.timeNanos(), s.thread(), target, s.stack(), s.weight(), s.labels()));
         }
         if (dropped > 0) {
             String target = fallback != null ? fallback : "jdk.ExecutionSample";

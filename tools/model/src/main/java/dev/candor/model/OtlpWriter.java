@@ -35,7 +35,8 @@ import java.util.Objects;
  *
  * <p>Samples carry {@code thread.name}, {@code thread.id} when the Java thread id is known (the
  * conventions' "managed" id) and {@code candor.tid}, the id candor shows ({@code [name tid=N]},
- * pprof's {@code tid}). Samples of the same stack and attributes are one OTLP sample with a value
+ * pprof's {@code tid}), and a string attribute per sample label ({@link Sample#labels()}, e.g.
+ * {@code endpoint=/users}, its key as given). Samples of the same stack and attributes are one OTLP sample with a value
  * (and timestamp, when every sample has one) per event. Nothing is dropped: a tick without a stack
  * keeps its pseudo-frame ({@code [gc_active]}) and gets {@code candor.failure=gc_active}, a stack
  * cut at the depth limit keeps its {@code [truncated]} root and gets {@code candor.truncated=true},
@@ -144,6 +145,7 @@ public final class OtlpWriter {
         private final boolean timed;
         private final Map<StackKey, int[]> stacks = new HashMap<>();  // {stack index, attributes...}
         private final Map<SampledThread, List<Integer>> threads = new HashMap<>();
+        private final Map<Map<String, String>, List<Integer>> labelSets = new java.util.IdentityHashMap<>();  // shared maps
         private final Map<List<Integer>, io.opentelemetry.proto.profiles.v1development.Sample.Builder> merged =
                 new LinkedHashMap<>();
 
@@ -164,12 +166,14 @@ public final class OtlpWriter {
             String root = !threadRoots ? null : s.thread() != null ? s.thread().rootFrame() : Frame.UNKNOWN_THREAD_ROOT;
             int[] stack = stacks.computeIfAbsent(new StackKey(s.stack(), root), this::stack);
             List<Integer> thread = s.thread() == null ? List.of() : threads.computeIfAbsent(s.thread(), this::thread);
+            List<Integer> labels = s.hasLabels() ? labelSets.computeIfAbsent(s.labels(), this::labels) : List.of();
             // the sample's identity, as the proto defines it: stack index and attribute indices
-            List<Integer> key = new ArrayList<>(stack.length + thread.size());
+            List<Integer> key = new ArrayList<>(stack.length + thread.size() + labels.size());
             for (int i : stack) {
                 key.add(i);
             }
             key.addAll(thread);
+            key.addAll(labels);
             var sample = merged.get(key);
             if (sample == null) {
                 sample = io.opentelemetry.proto.profiles.v1development.Sample.newBuilder().setStackIndex(stack[0])
@@ -224,6 +228,13 @@ public final class OtlpWriter {
             int kind = type != null ? dict.attribute(FRAME_TYPE, type)
                     : dict.attribute(FRAME_KIND, f.isPseudo() ? "pseudo" : "class");
             return dict.location(dict.function(name, systemName), Math.max(0, f.line()), List.of(kind));
+        }
+
+        /** A string attribute per label, in key order. */
+        private List<Integer> labels(Map<String, String> labels) {
+            List<Integer> out = new ArrayList<>(labels.size());
+            labels.forEach((k, v) -> out.add(dict.attribute(k, v)));
+            return List.copyOf(out);
         }
 
         private List<Integer> thread(SampledThread t) {

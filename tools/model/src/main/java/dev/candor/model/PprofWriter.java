@@ -14,7 +14,9 @@ import java.util.zip.GZIPOutputStream;
  * Writes a gzipped pprof profile ({@code profile.proto} of github.com/google/pprof), readable by
  * {@code go tool pprof}: sample type {@code samples/count}, one function per method (name
  * {@code package.Class.method}, system name with the descriptor), one location per method and
- * line (lines are always kept; {@code go tool pprof -lines} shows them), a {@code thread} label on every sample. With {@code threads}, the thread root frame is
+ * line (lines are always kept; {@code go tool pprof -lines} shows them), a {@code thread} label on every sample
+ * and a string label per sample label ({@link Sample#labels()}: {@code endpoint=/users}, which
+ * {@code go tool pprof -tags} lists and {@code -tagfocus} filters by). With {@code threads}, the thread root frame is
  * the outermost location too. Pseudo-frames such as {@code [gc_active]} are functions of their
  * own, so failures count as in the other outputs. {@code reverse} does not apply: pprof's
  * viewers show callers themselves.
@@ -51,10 +53,10 @@ public final class PprofWriter {
         List<Protobuf> functionMessages = new ArrayList<>();
         List<Protobuf> locationMessages = new ArrayList<>();
 
-        // Identical (stack, thread) samples become one pprof sample.
+        // Identical (stack, thread, labels) samples become one pprof sample.
         Map<StackKey, long[]> merged = new LinkedHashMap<>();
         for (Sample s : profile.samples()) {
-            merged.computeIfAbsent(new StackKey(s.stack(), s.thread()), k -> new long[1])[0] += s.weight();
+            merged.computeIfAbsent(new StackKey(s.stack(), s.thread(), s.labels()), k -> new long[1])[0] += s.weight();
         }
 
         long samplesType = strings.id("samples");
@@ -89,6 +91,10 @@ public final class PprofWriter {
             if (thread != null) {
                 sample.message(3, new Protobuf().int64(1, threadKey).int64(2, strings.id(thread.name())));
                 sample.message(3, new Protobuf().int64(1, tidKey).int64(3, thread.tid()));
+            }
+            for (Map.Entry<String, String> label : e.getKey().labels().entrySet()) {
+                sample.message(3, new Protobuf().int64(1, strings.id(label.getKey()))
+                        .int64(2, strings.id(label.getValue())));
             }
             p.message(PROFILE_SAMPLE, sample);
         }
@@ -141,9 +147,10 @@ public final class PprofWriter {
         return lid;
     }
 
-    private record StackKey(List<Frame> stack, SampledThread thread) {
+    private record StackKey(List<Frame> stack, SampledThread thread, Map<String, String> labels) {
         StackKey {
             Objects.requireNonNull(stack);
+            Objects.requireNonNull(labels);
         }
     }
 

@@ -3,9 +3,16 @@ package dev.candor.model;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -157,6 +164,80 @@ public final class Profile {
         return s.thread() != null && regex.matcher(s.thread().rootFrame()).find();
     }
 
+    /** Whether any sample carries labels (only candor's JFR recordings have them). */
+    public boolean hasLabels() {
+        for (Sample s : samples) {
+            if (s.hasLabels()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The label keys of the samples and the values each takes, both sorted. */
+    public SortedMap<String, SortedSet<String>> labelValues() {
+        SortedMap<String, SortedSet<String>> out = new TreeMap<>();
+        Set<Map<String, String>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Sample s : samples) {
+            if (s.hasLabels() && seen.add(s.labels())) {
+                s.labels().forEach((k, v) -> out.computeIfAbsent(k, x -> new TreeSet<>()).add(v));
+            }
+        }
+        return out;
+    }
+
+    /** The samples that carry all these labels (key and value each); the filter reads {@code label k=v, k2=v2}. */
+    public Profile withLabels(Map<String, String> required) {
+        if (required.isEmpty()) {
+            return this;
+        }
+        SortedMap<String, String> want = new TreeMap<>(required);
+        List<String> text = new ArrayList<>();
+        want.forEach((k, v) -> text.add(k + "=" + v));
+        return filtered(s -> s.labels().entrySet().containsAll(want.entrySet()),
+                "label " + String.join(", ", text));
+    }
+
+    /**
+     * The profile split by labels, as the agent's {@code split=label:KEY} does it: every stack gets a
+     * root frame {@code [KEY=VALUE]} per key, in the order given ({@code [KEY=(none)]} for a sample
+     * without that label), above its frames; a thread root, when a report adds one, stays above them.
+     */
+    public Profile splitByLabels(List<String> keys) {
+        if (keys.isEmpty()) {
+            return this;
+        }
+        for (String k : keys) {
+            Frame.labelRoot(k, null);  // checks the key
+        }
+        Map<List<String>, List<Frame>> roots = new HashMap<>();
+        Map<List<Frame>, Map<List<Frame>, List<Frame>>> stacks = new IdentityHashMap<>();
+        Map<Frame, Frame> frames = new HashMap<>();
+        List<Sample> out = new ArrayList<>(samples.size());
+        for (Sample s : samples) {
+            List<String> values = new ArrayList<>(keys.size());
+            for (String k : keys) {
+                values.add(s.labels().get(k));
+            }
+            List<Frame> prefix = roots.computeIfAbsent(values, v -> {
+                List<Frame> p = new ArrayList<>(keys.size());
+                for (int i = 0; i < keys.size(); i++) {
+                    p.add(frames.computeIfAbsent(Frame.labelRoot(keys.get(i), v.get(i)), f -> f));
+                }
+                return List.copyOf(p);
+            });
+            List<Frame> stack = stacks.computeIfAbsent(s.stack(), x -> new IdentityHashMap<>())
+                    .computeIfAbsent(prefix, p -> {
+                        List<Frame> joined = new ArrayList<>(p.size() + s.stack().size());
+                        joined.addAll(p);
+                        joined.addAll(s.stack());
+                        return List.copyOf(joined);
+                    });
+            out.add(s.withStack(stack));
+        }
+        return new Profile(source, eventTypes, otherEvents, out, start, end, damage, filters, unfilteredTotal);
+    }
+
     /** The samples satisfying the predicate; {@code description} goes into {@link #filters()}. */
     public Profile filtered(Predicate<Sample> keep, String description) {
         List<Sample> kept = new ArrayList<>();
@@ -186,9 +267,11 @@ public final class Profile {
         if (threads) {
             out.add(s.thread() != null ? s.thread().rootFrame() : Frame.UNKNOWN_THREAD_ROOT);
         }
-        if (reverse) {
-            for (int i = stack.size() - 1; i >= 0; i--) {
-                out.add(stack.get(i).name(lines));
+        if (reverse) {  // the callers view: context roots (label roots) stay on top, the rest leaf first
+            int n = stack.size();
+            int roots = Frame.contextRoots(stack);
+            for (int i = 0; i < n; i++) {
+                out.add(stack.get(Frame.shownIndex(i, n, roots, true)).name(lines));
             }
         } else {
             for (Frame f : stack) {

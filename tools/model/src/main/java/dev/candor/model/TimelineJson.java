@@ -50,8 +50,9 @@ final class TimelineJson {
             }
             List<Frame> stack = s.stack();
             int n = stack.size();
+            int roots = o.reverse() ? Frame.contextRoots(stack) : 0;
             for (int i = 0; i < n; i++) {
-                Frame f = stack.get(o.reverse() ? n - 1 - i : i);
+                Frame f = stack.get(Frame.shownIndex(i, n, roots, o.reverse()));
                 path.add(frameId(frameIds, names, kinds, f.name(o.lines()), f.viewerKind()));
             }
             int stackId = stackIds.computeIfAbsent(path, k -> stackIds.size());

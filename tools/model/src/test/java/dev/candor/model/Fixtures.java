@@ -40,6 +40,32 @@ final class Fixtures {
         return Profile.of("test.jfr", s);
     }
 
+    /** The same sample with labels {@code key, value, key, value, ...}. */
+    static Sample labeled(Sample s, String... keysAndValues) {
+        java.util.Map<String, String> m = new java.util.HashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return new Sample(s.timeNanos(), s.thread(), s.eventType(), s.stack(), s.weight(), Sample.labels(m));
+    }
+
+    /**
+     * 100 samples with labels: 50 a.Work.hot with endpoint=/users trace_id=t1, 30 a.Work.hot with
+     * endpoint=/orders, 15 a.Work.cold without labels, 5 [gc_active] with endpoint=/users.
+     */
+    static Profile labeledProfile() {
+        List<Sample> s = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            s.add(labeled(sample(i, WORKER, 1, "a.Work.run", "a.Work.hot"), "endpoint", "/users", "trace_id", "t1"));
+        }
+        for (int i = 0; i < 30; i++) {
+            s.add(labeled(sample(50 + i, WORKER, 1, "a.Work.run", "a.Work.hot"), "endpoint", "/orders"));
+        }
+        s.add(sample(80, MAIN, 15, "a.Work.run", "a.Work.cold"));
+        s.add(labeled(sample(95, WORKER, 5, "[gc_active]"), "endpoint", "/users"));
+        return Profile.of("labels.jfr", s);
+    }
+
     private Fixtures() {
     }
 }

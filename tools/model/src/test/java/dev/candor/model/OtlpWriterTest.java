@@ -273,6 +273,28 @@ class OtlpWriterTest {
     }
 
     @Test
+    void sampleLabelsAreStringAttributes() throws Exception {
+        Read r = write(Fixtures.labeledProfile(), ReportOptions.DEFAULT);
+        assertEquals(100, r.total());
+        assertEquals(Map.of("/users", 55L, "/orders", 30L, "none", 15L), r.byAttribute("endpoint"));
+        assertEquals(Map.of("t1", 50L, "none", 50L), r.byAttribute("trace_id"));
+        // beside the thread's and the failure's attributes, not instead of them
+        assertEquals(Map.of("worker", 85L, "main", 15L), r.byAttribute(OtlpWriter.THREAD_NAME));
+        assertEquals(5L, r.byAttribute(OtlpWriter.FAILURE).get("gc_active"));
+        // samples of one stack and thread but other labels stay apart
+        long hotSamples = r.samples().stream().filter(s -> r.names(s).get(0).equals("a.Work.hot")).count();
+        assertEquals(2, hotSamples);
+        for (var s : r.samples()) {
+            for (int i : s.getAttributeIndicesList()) {
+                KeyValueAndUnit kv = r.dict().getAttributeTable(i);
+                if (r.string(kv.getKeyStrindex()).equals("endpoint")) {
+                    assertTrue(kv.getValue().hasStringValue(), kv.toString());
+                }
+            }
+        }
+    }
+
+    @Test
     void frameTypesAreLocationAttributes() throws Exception {
         List<Sample> s = List.of(
                 new Sample(Sample.NO_TIME, Fixtures.WORKER, "e", List.of(Frame.pseudo("truncated"),

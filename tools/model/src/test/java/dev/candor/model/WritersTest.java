@@ -245,6 +245,43 @@ class WritersTest {
         return sb.toString();
     }
 
+    /** Sample value per value of a pprof string label ("none" for samples without it), decoding the gzipped profile. */
+    static Map<String, Long> pprofByLabel(byte[] gzipped, String key) throws Exception {
+        byte[] raw;
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzipped))) {
+            raw = in.readAllBytes();
+        }
+        Map<Integer, List<Object>> prof = decode(raw);
+        List<String> strings = new ArrayList<>();
+        for (Object o : prof.get(6)) {
+            strings.add(new String((byte[]) o, StandardCharsets.UTF_8));
+        }
+        Map<String, Long> out = new HashMap<>();
+        for (Object o : prof.get(2)) {
+            Map<Integer, List<Object>> s = decode((byte[]) o);
+            long value = packed(s.get(2).get(0)).get(0);
+            String v = "none";
+            for (Object lo : s.getOrDefault(3, List.of())) {
+                Map<Integer, List<Object>> label = decode((byte[]) lo);
+                if (strings.get((int) num(label, 1)).equals(key)) {
+                    assertEquals("none", v, "one " + key + " label per sample");
+                    v = strings.get((int) num(label, 2));
+                }
+            }
+            out.merge(v, value, Long::sum);
+        }
+        return out;
+    }
+
+    @Test
+    void pprofWritesSampleLabelsAsStringLabels() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ReportFormat.PPROF.write(Fixtures.labeledProfile(), ReportOptions.DEFAULT, out);
+        assertEquals(Map.of("/users", 55L, "/orders", 30L, "none", 15L), pprofByLabel(out.toByteArray(), "endpoint"));
+        assertEquals(Map.of("t1", 50L, "none", 50L), pprofByLabel(out.toByteArray(), "trace_id"));
+        assertEquals(Map.of("worker", 85L, "main", 15L), pprofByLabel(out.toByteArray(), "thread"));
+    }
+
     @Test
     void pprofEncodesSamplesLocationsFunctionsAndStrings() throws Exception {
         Profile p = Fixtures.profile();
