@@ -108,6 +108,36 @@ class LabelsTest {
         // a real reader of the file
         String summary = JfrOutputTest.tool(jdk, dir, "jfr-summary", "summary", jfrFile.toString());
         assertTrue(summary.contains("jdk.ExecutionSample"), name + ": jfr summary\n" + summary);
+
+        // candor report: --label selects, --split label:KEY splits, as the agent did
+        ReportTool.Ran onlyA = ReportTool.report(jdk, dir, jfrFile.toString(), "--label", "endpoint=/a",
+                "-o", "a.collapsed");
+        assertEquals(0, onlyA.exitCode(), onlyA.describe());
+        CollapsedProfile fromA = CollapsedProfile.parse(java.nio.file.Files.readString(dir.resolve("a.collapsed")));
+        assertEquals(byEndpoint.getOrDefault("/a", 0L), fromA.total(), name + ": report --label endpoint=/a total");
+        assertTrue(fromA.countLeaf(CollapsedProfile.method(Hot.METHOD_A)) >= 0.95 * fromA.total(),
+                name + ": report --label endpoint=/a is not methodA\n" + fromA);
+        ReportTool.Ran split = ReportTool.report(jdk, dir, jfrFile.toString(), "--split", "label:endpoint",
+                "-o", "split.collapsed");
+        assertEquals(0, split.exitCode(), split.describe());
+        CollapsedProfile fromSplit = CollapsedProfile.parse(java.nio.file.Files.readString(dir.resolve("split.collapsed")));
+        assertEquals(byEndpoint.getOrDefault("/b", 0L), fromSplit.count(s -> s.frames().get(0).equals("[endpoint=/b]")),
+                name + ": report --split label:endpoint, /b");
+        ReportTool.Ran none = ReportTool.report(jdk, dir, jfrFile.toString(), "--label", "endpoint=/nowhere");
+        assertTrue(none.exitCode() != 0 && none.oneCandorLine().contains("endpoint"), none.describe());
+
+        // pprof: the labels are the samples' tags, for go tool pprof
+        java.nio.file.Path go = ReportTool.go();
+        if (go != null) {
+            ReportTool.Ran pprof = ReportTool.report(jdk, dir, jfrFile.toString(), "-o", "l.pb.gz");
+            assertEquals(0, pprof.exitCode(), pprof.describe());
+            String tags = ReportTool.pprof(go, dir, "pprof-tags.txt", "-tags", "l.pb.gz");
+            assertTrue(tags.contains("endpoint") && tags.contains("/a") && tags.contains("/b") && tags.contains("span"),
+                    name + ": go tool pprof -tags\n" + tags);
+            String focused = ReportTool.pprof(go, dir, "pprof-focus.txt", "-top", "-tagfocus", "endpoint=/b", "l.pb.gz");
+            assertEquals(Hot.METHOD_B, ReportTool.pprofFirstFunction(focused), name + ": pprof -tagfocus endpoint=/b\n"
+                    + focused);
+        }
     }
 
     // candor.types.Labels: pairs of key and value; null when the thread had none.

@@ -114,16 +114,23 @@ final class ReportTool {
 
     /** Output of {@code go tool pprof -top FILE} (stdout and stderr). */
     static String pprofTop(Path go, Path file, Path dir) throws IOException, InterruptedException {
-        Path out = dir.resolve("pprof-top.txt");
-        Process p = new ProcessBuilder(go.toString(), "tool", "pprof", "-top", file.toString()).directory(dir.toFile())
-                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        return pprof(go, dir, "pprof-top.txt", "-top", file.toString());
+    }
+
+    /** Output of {@code go tool pprof ARGS} (stdout and stderr), kept in DIR/OUT_NAME. */
+    static String pprof(Path go, Path dir, String outName, String... args) throws IOException, InterruptedException {
+        Path out = dir.resolve(outName);
+        List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(out.toFile()).start();
         // the first use may build the pprof tool
         if (!p.waitFor(300, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             fail("go tool pprof did not finish within 300 s");
         }
         String text = Files.readString(out);
-        assertEquals(0, p.exitValue(), "go tool pprof -top failed:\n" + text);
+        assertEquals(0, p.exitValue(), String.join(" ", cmd) + " failed:\n" + text);
         return text;
     }
 
