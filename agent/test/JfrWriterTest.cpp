@@ -356,8 +356,6 @@ TEST(JfrChunk, MetadataDeclaresTheJdkTypes) {
   };
   EXPECT_EQ(std::vector<std::string>({"startTime", "sampledThread", "stackTrace", "state", "labels"}),
             fieldsOf("jdk.ExecutionSample"));
-  EXPECT_EQ(std::vector<std::string>({"pairs"}), fieldsOf("candor.types.Labels"));
-  EXPECT_EQ(std::vector<std::string>({"key", "value"}), fieldsOf("candor.types.Label"));
   EXPECT_EQ(std::vector<std::string>({"method", "lineNumber", "bytecodeIndex", "type"}),
             fieldsOf("jdk.types.StackFrame"));
   EXPECT_EQ(std::vector<std::string>({"type", "name", "descriptor", "modifiers", "hidden"}),

@@ -57,3 +57,9 @@ TEST(LabelSets, PruneKeepsOnlyTheSetsThreadsAreIn) {
   sets.forget(301);
   sets.forget(302);
 }
+
+TEST(LabelSets, TextSplitsBackUnambiguously) {
+  EXPECT_EQ("endpoint=/a,span=7", labelText({{"endpoint", "/a"}, {"span", "7"}}));
+  EXPECT_EQ("q=a%3Db%2Cc%25", labelText({{"q", "a=b,c%"}}));
+  EXPECT_EQ("", labelText({}));
+}

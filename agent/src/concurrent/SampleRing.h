@@ -84,6 +84,10 @@ class SampleRing {
   // Consumer side: samples published but not yet consumed (approximate while producers run).
   uint64_t backlog() const;
 
+  // The slots' mapping (its pages are touched only as samples land in them).
+  const void* mapping() const { return base_; }
+  size_t mappedBytes() const { return bytes_; }
+
  private:
   SampleSlot* slotAt(uint64_t pos) const {
     return reinterpret_cast<SampleSlot*>(base_ + (pos & mask_) * stride_);

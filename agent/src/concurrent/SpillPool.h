@@ -34,6 +34,9 @@ class SpillPool {
   bool ok() const { return buffers_ == 0 || base_ != nullptr; }
   uint32_t buffers() const { return buffers_; }
   uint32_t frames() const { return frames_; }  // frames one buffer holds
+  // The buffers' mapping (reserved; touched only as deep stacks fill them).
+  const void* mapping() const { return base_; }
+  size_t mappedBytes() const { return bytesPerBuffer_ * buffers_; }
 
   // Signal-handler path: a free buffer's index, or -1 when every buffer is lent out.
   int tryClaim_signalSafe();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/Log.h"
+#include "base/ResidentBytes.h"
 #include "concurrent/Clock.h"
 #include "control/ReportBuilder.h"
 #include "engine/AllocSampler.h"
@@ -565,7 +566,30 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   for (const ThreadRecord& t : registry_.snapshot()) base_.threadCpuNs[t.tid] = t.cpuNs;
   store_.clear();
   accounting_.startInterval(nowNs);
+  names_->startInterval();  // names neither this interval nor the last used are forgotten
   labels_.prune();  // the sets no thread is in were the last interval's only
+}
+
+MemoryReport Profiler::memoryLocked() const {
+  MemoryReport m;
+  m.ringMapped = ring_->mappedBytes();
+  m.ringResident = residentBytes(ring_->mapping(), m.ringMapped);
+  m.spillMapped = ring_->spill().mappedBytes();
+  m.spillResident = residentBytes(ring_->spill().mapping(), m.spillMapped);
+  m.storeNodes = store_.nodeCount();
+  m.storeBytes = store_.bytes();
+  FrameNamer::Memory names = names_->memory();
+  m.methods = names.methods;
+  m.frames = names.frames;
+  m.nameBytes = names.nameBytes;
+  m.symbolBytes = names.symbolBytes;
+  if (jfr_) {
+    m.jfrBufferBytes = jfr_->bufferBytes();
+    m.jfrPoolEntries = jfr_->poolEntries();
+  }
+  m.labelSets = labels_.size();
+  m.processResident = processResidentBytes();
+  return m;
 }
 
 void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp) {
@@ -592,6 +616,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
   totals.depth.slotFrames = ring_->depth();
   totals.depth.spilled = ring_->spill().lent();
   totals.depth.spillRefused = ring_->spill().refused();
+  totals.memory = memoryLocked();
   if (sampler_) {
     totals.sampler = sampler_->stats();
     totals.hasSampler = true;

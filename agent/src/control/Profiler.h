@@ -56,6 +56,7 @@ class Profiler {
   // Under storeMutex_: the outputs of the current interval (or session) to `paths`; with a
   // `stamp`, each to x-STAMP.ext instead of x.ext (loop= rotation).
   void writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp);
+  MemoryReport memoryLocked() const;  // under storeMutex_
   // loop=, on the writer thread under storeMutex_: writes the interval's outputs, rotates the
   // .jfr, and starts the next interval with an empty store.
   void rotateIntervalLocked(uint64_t nowNs);

@@ -82,6 +82,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   r.kernel.unsampledTicks = accounting.kernelUnsampled();
   r.kernel.estimatedTicks = totals.estimated;
   r.depth = totals.depth;
+  r.memory = totals.memory;
   r.depth.truncated = accounting.truncated();
   r.depth.deepest = accounting.deepest();
   r.durationNs = totals.durationNs;

@@ -30,6 +30,7 @@ struct SessionTotals {
   KernelReport kernel;  // mode and reason (the tick counts come from the accounting)
   DepthReport depth;  // limit, slot size and spill counts (truncated and deepest come from the accounting)
   std::array<uint64_t, kKinds> droppedValue{};  // bytes, ns of the value samples the full ring dropped
+  MemoryReport memory;
 };
 
 ProfileReport buildReport(const Options& options, const SessionTotals& totals, const TraceStore& store,

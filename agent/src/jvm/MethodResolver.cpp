@@ -41,6 +41,7 @@ std::string MethodInfo::frameName(int32_t bci, bool withLine) const {
 
 const MethodInfo& MethodResolver::resolve(jmethodID method) {
   MethodInfo& info = cache_[method];
+  info.lastInterval = interval_;
   if (info.resolved) return info;
   info.resolved = true;
   if (StubNames::isStub(method)) {  // walk=vm's generated-code frame: no JVMTI call for a tag
@@ -82,5 +83,16 @@ const MethodInfo& MethodResolver::resolve(jmethodID method) {
   }
   return info;
 }
+
+size_t MethodInfo::bytes() const {
+  return className.capacity() + methodName.capacity() + signature.capacity() + lines.capacity() * sizeof(lines[0]);
+}
+
+void MethodResolver::startInterval() {
+  forgetOlderThan(cache_, interval_);
+  interval_++;
+}
+
+size_t MethodResolver::bytes() const { return cacheBytes(cache_); }
 
 }  // namespace candor

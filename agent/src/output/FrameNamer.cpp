@@ -52,6 +52,7 @@ FrameKind FrameNamer::kind(const StoredFrame& f) const {
 
 const MethodInfo& FrameNamer::native(uintptr_t pc) {
   MethodInfo& m = natives_[pc];
+  m.lastInterval = interval_;
   if (m.resolved) return m;
   m.resolved = true;
   NativeFrameName name = symbols_->natives.lookup(pc);  // the stored pc is already the call's (pc − 1)
@@ -68,6 +69,7 @@ const MethodInfo& FrameNamer::native(uintptr_t pc) {
 
 const MethodInfo& FrameNamer::kernel(uintptr_t address) {
   MethodInfo& m = kernel_[address];
+  m.lastInterval = interval_;
   if (m.resolved) return m;
   m.resolved = true;
   if (!symbols_->kernelTried) {
@@ -83,6 +85,7 @@ const MethodInfo& FrameNamer::kernel(uintptr_t address) {
 
 const MethodInfo& FrameNamer::allocClass(uint32_t id) {
   MethodInfo& m = allocClasses_[id];
+  m.lastInterval = interval_;
   if (m.resolved) return m;
   m.resolved = true;
   m.className = ClassNames::instance().javaName(id);
@@ -109,6 +112,23 @@ std::string FrameNamer::displayName(const StoredFrame& f, bool lines) {
   if (k == FrameKind::kKernel) return m.methodName + "_[k]";
   if (k == FrameKind::kNative || k == FrameKind::kMarker || k == FrameKind::kObjectClass) return m.methodName;
   return m.frameName(f.bci, lines);
+}
+
+void FrameNamer::startInterval() {
+  forgetOlderThan(natives_, interval_);
+  forgetOlderThan(kernel_, interval_);
+  forgetOlderThan(allocClasses_, interval_);
+  interval_++;
+  resolver_.startInterval();
+}
+
+FrameNamer::Memory FrameNamer::memory() const {
+  Memory m;
+  m.methods = resolver_.size();
+  m.frames = natives_.size() + kernel_.size() + allocClasses_.size();
+  m.nameBytes = resolver_.bytes() + cacheBytes(natives_) + cacheBytes(kernel_) + cacheBytes(allocClasses_);
+  m.symbolBytes = symbols_->natives.bytes() + symbols_->kernel.bytes();
+  return m;
 }
 
 }  // namespace candor

@@ -43,6 +43,17 @@ class FrameNamer {
   // "do_syscall_64_[k]", "[kernel_unsampled]".
   std::string displayName(const StoredFrame& f, bool lines);
 
+  // loop=: a new interval begins; names (and the resolver's methods) that neither the interval
+  // that ended nor the one before used are forgotten. Symbol tables stay: they are per library.
+  void startInterval();
+  struct Memory {
+    size_t methods = 0;      // Java methods and stubs resolved
+    size_t frames = 0;       // native, kernel frames and allocated classes named
+    size_t nameBytes = 0;    // what those names take
+    size_t symbolBytes = 0;  // the native libraries' and the kernel's symbol tables read so far
+  };
+  Memory memory() const;
+
  private:
   class Symbols;
   const MethodInfo& native(uintptr_t pc);
@@ -55,6 +66,7 @@ class FrameNamer {
   std::unordered_map<uintptr_t, MethodInfo> kernel_;
   std::unordered_map<uint32_t, MethodInfo> allocClasses_;
   MethodInfo truncated_, unsampled_, unknown_;
+  uint32_t interval_ = 0;
 };
 
 }  // namespace candor

@@ -133,6 +133,23 @@ struct DepthReport {
   uint64_t deepest = 0;         // frames of the deepest recorded sample
 };
 
+// What the agent's own memory holds at the report (bytes unless named otherwise): its sample
+// ring and spill buffers (mapped and resident), the interval's trace store, the caches of
+// resolved names and the symbol tables, the JFR recorder's buffer, beside the process's RSS.
+struct MemoryReport {
+  size_t ringMapped = 0, ringResident = 0;
+  size_t spillMapped = 0, spillResident = 0;
+  size_t storeNodes = 0, storeBytes = 0;
+  size_t methods = 0, frames = 0, nameBytes = 0, symbolBytes = 0;
+  size_t jfrBufferBytes = 0, jfrPoolEntries = 0;
+  size_t labelSets = 0;
+  size_t processResident = 0;
+  // The sum of the parts candor accounts for (resident ring and spill, not their reservations).
+  size_t accounted() const {
+    return ringResident + spillResident + storeBytes + nameBytes + symbolBytes + jfrBufferBytes;
+  }
+};
+
 // Candor.label scopes (store/LabelSets): the sets known at the report and those refused over the bound.
 struct LabelReport {
   uint64_t sets = 0;
@@ -189,6 +206,7 @@ struct ProfileReport {
   std::vector<std::pair<std::string, uint64_t>> failures;  // every bucket, zeros included
   DepthReport depth;
   LabelReport labels;
+  MemoryReport memory;
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   uint64_t profiledCpuNs = 0;  // CPU of the threads candor sampled, while they were armed

@@ -73,6 +73,16 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
                           num(r.depth.truncated) + "}");
   field(out, "labels", "{\"sets\": " + num(r.labels.sets) + ", \"refused\": " + num(r.labels.refused) +
                            ", \"labelled_samples\": " + num(r.labels.labelled) + "}");
+  const MemoryReport& m = r.memory;
+  field(out, "memory", "{\"ring_mapped\": " + num(m.ringMapped) + ", \"ring_resident\": " + num(m.ringResident) +
+                           ", \"spill_mapped\": " + num(m.spillMapped) + ", \"spill_resident\": " +
+                           num(m.spillResident) + ", \"store_nodes\": " + num(m.storeNodes) + ", \"store\": " +
+                           num(m.storeBytes) + ", \"methods\": " + num(m.methods) + ", \"frames\": " +
+                           num(m.frames) + ", \"names\": " + num(m.nameBytes) + ", \"symbols\": " +
+                           num(m.symbolBytes) + ", \"jfr_buffer\": " + num(m.jfrBufferBytes) +
+                           ", \"jfr_pool_entries\": " + num(m.jfrPoolEntries) + ", \"label_sets\": " +
+                           num(m.labelSets) + ", \"accounted\": " + num(m.accounted()) + ", \"process_rss\": " +
+                           num(m.processResident) + "}");
   field(out, "threads", num(r.threads.size()));
   field(out, "duration_ns", num(r.durationNs));
   field(out, "process_cpu_ns", num(r.processCpuNs));

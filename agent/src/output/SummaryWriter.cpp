@@ -233,6 +233,14 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
              d.limit, d.unlimited ? " (unlimited)" : "", static_cast<unsigned long long>(d.deepest),
              static_cast<unsigned long long>(d.spilled), d.slotFrames, static_cast<unsigned long long>(d.spillRefused),
              static_cast<unsigned long long>(d.truncated));
+  const MemoryReport& m = r.memory;
+  auto mb = [](size_t b) { return static_cast<double>(b) / (1 << 20); };
+  out << fmt("Agent memory: %.1f MB accounted of a %.1f MB process: ring %.1f MB resident (of %.1f mapped), spill "
+             "%.1f (of %.1f), trace store %.1f (%zu nodes), names %.1f (%zu methods, %zu other frames), symbol "
+             "tables %.1f, JFR buffer %.1f\n\n",
+             mb(m.accounted()), mb(m.processResident), mb(m.ringResident), mb(m.ringMapped), mb(m.spillResident),
+             mb(m.spillMapped), mb(m.storeBytes), m.storeNodes, mb(m.nameBytes), m.methods, m.frames,
+             mb(m.symbolBytes), mb(m.jfrBufferBytes));
   if (r.labels.sets > 0 || r.labels.refused > 0) {
     out << fmt("Labels: %llu recorded ticks carried Candor.label sets; %llu sets known, %llu scopes refused over the bound "
                "(shown as candor.labels=overflow)\n\n",

@@ -13,7 +13,27 @@ const LabelPairs& overflowPairs() {
   return pairs;
 }
 
+void appendEscaped(std::string& out, const std::string& s) {
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == ',') out += "%2C";
+    else if (c == '=') out += "%3D";
+    else out += c;
+  }
+}
+
 }  // namespace
+
+std::string labelText(const LabelPairs& pairs) {
+  std::string out;
+  for (const auto& [key, value] : pairs) {
+    if (!out.empty()) out += ',';
+    appendEscaped(out, key);
+    out += '=';
+    appendEscaped(out, value);
+  }
+  return out;
+}
 
 uint32_t LabelSets::enter(int tid, LabelPairs pairs) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -22,6 +22,10 @@ namespace candor {
 // Key/value pairs sorted by key, keys unique.
 using LabelPairs = std::vector<std::pair<std::string, std::string>>;
 
+// A set as one string, as the JFR recording carries it: "key=value,key=value", with '%', ',' and
+// '=' in keys and values escaped as %25, %2C and %3D, so that it splits back unambiguously.
+std::string labelText(const LabelPairs& pairs);
+
 class LabelSets {
  public:
   static constexpr uint32_t kNone = 0;

@@ -80,4 +80,14 @@ void TraceStore::clear() {
   total_ = 0;
 }
 
+size_t TraceStore::bytes() const {
+  constexpr size_t kNode = 16;  // a hash node's next pointer and hash, roughly
+  size_t paths = 0;
+  for (const auto& [tid, path] : lastPath_) paths += sizeof(tid) + sizeof(path) + kNode + path.capacity() * sizeof(uint32_t);
+  return nodes_.capacity() * sizeof(Node) + children_.bucket_count() * sizeof(void*) +
+         children_.size() * (sizeof(Edge) + sizeof(uint32_t) + kNode) + counts_.bucket_count() * sizeof(void*) +
+         counts_.size() * (sizeof(Key) + sizeof(uint64_t) + kNode) + paths +
+         knownMethods_.size() * (sizeof(jmethodID) + kNode) + knownMethods_.bucket_count() * sizeof(void*);
+}
+
 }  // namespace candor

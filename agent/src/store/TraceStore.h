@@ -42,6 +42,8 @@ class TraceStore {
   // Distinct traces added, and the frames stored for all of them together.
   size_t traceCount() const { return traceCount_; }
   size_t nodeCount() const { return nodes_.size() - 1; }
+  // The memory the tree, its index and the counts take, roughly.
+  size_t bytes() const;
 
   // Sample counts keyed by (trace id, tid, kind, state, label set).
   struct Key {

@@ -36,6 +36,11 @@ class Buffer {
   void putVarInt(int32_t v) { putVarLong(static_cast<uint32_t>(v)); }
   void putString(std::string_view s);
   void putNullString() { put8(0); }
+  // A string by its id in the chunk's java.lang.String pool (JFR string encoding 2).
+  void putStringRef(uint64_t id) {
+    put8(2);
+    putVarLong(id);
+  }
 
   // Overwrites 8 bytes at `offset` (already written) with a big-endian value.
   void patchBE64(size_t offset, uint64_t v);

@@ -248,16 +248,11 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     }
   }
   if (!labelSets.empty()) {
-    p.putVarLong(kLabels);
+    p.putVarLong(kString);
     p.putVarInt(static_cast<int32_t>(labelSets.size()));
     for (uint32_t id : labelSets) {
-      LabelPairs pairs = src.labels != nullptr ? src.labels->pairs(id) : LabelPairs{};
       p.putVarLong(id);
-      p.putVarInt(static_cast<int32_t>(pairs.size()));
-      for (const auto& [key, value] : pairs) {
-        p.putString(key);
-        p.putString(value);
-      }
+      p.putString(labelText(src.labels != nullptr ? src.labels->pairs(id) : LabelPairs{}));
     }
   }
   out.putEvent(p);

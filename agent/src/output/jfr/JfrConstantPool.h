@@ -49,10 +49,15 @@ class ConstantPools {
   // Called for every event of the chunk.
   void useThread(int tid) { threads_.insert(tid); }
   void useTrace(uint32_t traceId) { traces_.insert(traceId); }
-  // The reference to a label set (store/LabelSets id; 0, no labels, is the null reference).
-  uint64_t useLabels(uint32_t labelSet) {
-    if (labelSet != 0) labelSets_.insert(labelSet);
-    return labelSet;
+  // An event's labels field: a null string for no labels, else a reference into this chunk's
+  // string pool, whose entry (the set's text, store/LabelSets labelText) is keyed by the set's id.
+  void putLabels(Buffer& event, uint32_t labelSet) {
+    if (labelSet == 0) {
+      event.putNullString();
+      return;
+    }
+    labelSets_.insert(labelSet);
+    event.putStringRef(labelSet);
   }
   // The id of a class an event names by itself (an allocation's objectClass), in internal form
   // ("java/lang/String", "[B"); its entry goes in this chunk's pool.

@@ -106,13 +106,13 @@ Element buildRoot() {
   metadata.add(type("jdk.types.ThreadState", kThreadState, "Java Thread State", nullptr, true)
                    .add(field("name", kString, "Name")));
 
-  // Candor.label scopes: every sample event's last field; null when the thread had no labels.
-  metadata.add(type("candor.types.Labels", kLabels, "Labels")
-                   .add(field("pairs", kLabelPair, "Pairs", kArray, "sorted by key")));
-  metadata.add(type("candor.types.Label", kLabelPair, "Label")
-                   .add(field("key", kString, "Key"))
-                   .add(field("value", kString, "Value")));
-  auto labels = [] { return field("labels", kLabels, "Labels", kCpool, "the thread's Candor.label scopes"); };
+  // Candor.label scopes: every sample event's last field, a string (from the chunk's string pool)
+  // "key=value,key=value" sorted by key, with '%', ',' and '=' escaped as %25, %2C, %3D; null when
+  // the thread had no labels. A string, not a struct: JMC matches event types across chunks by
+  // their fields, and a struct type of its own would make every chunk's samples a new type there.
+  auto labels = [] {
+    return field("labels", kString, "Labels", 0, "the thread's Candor.label scopes: key=value,... sorted by key");
+  };
 
   auto sampleEvent = [&](const char* name, TypeId id, const char* label, const char* description,
                         std::vector<const char*> category) {

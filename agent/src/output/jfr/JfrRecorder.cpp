@@ -126,7 +126,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
       scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
       scratch_.putVarLong(classKey);
       scratch_.putVarLong(slot.value);
-      scratch_.putVarLong(pools_.useLabels(slot.labels));
+      pools_.putLabels(scratch_, slot.labels);
     } else {  // a lock wait ends when the sample is taken: it began `value` ns earlier
       scratch_.putVarLong(state == ThreadState::kParked ? jfr::kThreadPark : jfr::kJavaMonitorEnter);
       scratch_.putVarLong(slot.timeNs - slot.value);
@@ -134,7 +134,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
       scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
       scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
       scratch_.putVarLong(classKey);
-      scratch_.putVarLong(pools_.useLabels(slot.labels));
+      pools_.putLabels(scratch_, slot.labels);
     }
     pools_.useTrace(traceId);
     pools_.useThread(slot.tid);
@@ -149,7 +149,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
     scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
     scratch_.putVarLong(jfr::ConstantPools::traceKey(traceId));
     scratch_.putVarLong(kind == SampleKind::kCpu ? jfr::kStateRunnable : jfr::threadStateKey(state));
-    scratch_.putVarLong(pools_.useLabels(slot.labels));
+    pools_.putLabels(scratch_, slot.labels);
     pools_.useTrace(traceId);
   } else {
     scratch_.putVarLong(jfr::kFailedTick);
@@ -157,7 +157,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
     scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
     scratch_.putString(bucketName(bucketForCode(code)));
     scratch_.putString(sampleKindName(kind));
-    scratch_.putVarLong(pools_.useLabels(slot.labels));
+    pools_.putLabels(scratch_, slot.labels);
   }
   pools_.useThread(slot.tid);
   // A slot of weight n stands for n ticks (merged overflows, estimated kernel time): n events, so
@@ -297,6 +297,10 @@ void JfrRecorder::rotate(uint64_t nowNs) {
       onFileDone_(target, startedAt, static_cast<int64_t>((nowNs + epochOffsetNs_) / 1'000'000'000));
     }
     fd_ = openOutputFile(path_, &why);
+    // A new file is a new recording: its pools' ids start afresh, so that the ids of methods and
+    // classes the run no longer uses do not pile up over days of rotation. (Appending to the old
+    // file, above, keeps them: an id there must keep its meaning.)
+    pools_ = jfr::ConstantPools();
   }
   if (fd_ < 0) {
     logError("cannot record %s: %s; JFR recording stopped", path_.c_str(), why.c_str());

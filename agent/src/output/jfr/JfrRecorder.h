@@ -55,6 +55,8 @@ class JfrRecorder : public DrainListener {
   void rotate(uint64_t nowNs);
 
   const std::string& path() const { return path_; }
+  size_t bufferBytes() const { return events_.capacity() + scratch_.capacity(); }
+  size_t poolEntries() const { return pools_.stableEntries(); }
   // Called on the writer thread when a file is complete (rotated by loop=, or closed at stop):
   // its path and the span it covers in epoch seconds. push= queues it for sending.
   using FileDone = std::function<void(const std::string& file, int64_t fromSec, int64_t untilSec)>;

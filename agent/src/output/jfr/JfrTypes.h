@@ -34,8 +34,6 @@ enum TypeId : uint64_t {
   kMethod = 29,
   kPackage = 30,
   kSymbol = 31,
-  kLabels = 32,      // candor.types.Labels: a thread's label set (Candor.label), a pool entry
-  kLabelPair = 33,   // candor.types.Label: one key and value of a set, inline in its array
 
   kExecutionSample = 100,   // jdk.ExecutionSample: one per recorded CPU tick
   kFailedTick = 101,        // candor.FailedTick: one per failed tick, with its bucket

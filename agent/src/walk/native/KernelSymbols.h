@@ -22,6 +22,7 @@ class KernelSymbols {
   bool load(std::string* why) { return load("/proc/kallsyms", why); }
   bool available() const { return !entries_.empty(); }
   size_t size() const { return entries_.size(); }
+  size_t bytes() const { return entries_.capacity() * sizeof(Entry) + names_.capacity(); }
 
   struct Hit {
     std::string_view name;    // "do_syscall_64"

@@ -54,4 +54,13 @@ std::string_view NativeSymbols::sourceOf(const NativeModule* m) const {
   return found == cache_.end() ? std::string_view() : std::string_view(found->second->source);
 }
 
+size_t NativeSymbols::bytes() const {
+  size_t sum = 0;
+  for (const auto& [module, symbols] : cache_) {
+    sum += symbols->table.bytes() + symbols->source.capacity();
+    for (const auto& [index, name] : symbols->frameNames) sum += sizeof(index) + sizeof(name) + name.capacity() + 16;
+  }
+  return sum;
+}
+
 }  // namespace candor

@@ -33,6 +33,8 @@ class NativeSymbols {
   // Which table a module's names came from (".symtab", "debug file", ".dynsym", "none"), after
   // a lookup loaded it; empty before.
   std::string_view sourceOf(const NativeModule* m) const;
+  // The memory the loaded tables and the names made from them take (approximate).
+  size_t bytes() const;
 
  private:
   struct ModuleSymbols {

@@ -5,7 +5,6 @@ import dev.candor.itest.workload.Labelled;
 import dev.candor.model.CollapsedProfile;
 import dev.candor.model.ProfileStats;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedObject;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -140,21 +139,11 @@ class LabelsTest {
         }
     }
 
-    // candor.types.Labels: pairs of key and value; null when the thread had none.
+    // "key=value,..." (with %2C, %3D, %25 escapes); null when the thread had none.
     static Map<String, String> labels(RecordedEvent e) {
-        Map<String, String> out = new HashMap<>();
-        if (!e.hasField("labels")) {
-            return out;
+        if (!e.hasField("labels") || e.getString("labels") == null) {
+            return Map.of();
         }
-        RecordedObject set = e.getValue("labels");
-        if (set == null) {
-            return out;
-        }
-        Object[] pairs = set.getValue("pairs");
-        for (Object o : pairs) {
-            RecordedObject pair = (RecordedObject) o;
-            out.put(pair.getString("key"), pair.getString("value"));
-        }
-        return out;
+        return dev.candor.model.JfrProfileReader.parseLabels(e.getString("labels"));
     }
 }

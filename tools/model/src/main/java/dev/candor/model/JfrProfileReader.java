@@ -42,9 +42,9 @@ import java.util.regex.Pattern;
  * {@code [lost_samples]}, samples without a stack trace {@code [no_stack_trace]}, and a stack cut
  * at the recording's depth limit gets a {@code [truncated]} root frame.
  *
- * <p>Labels: an event type of candor's with a {@code labels} field (a {@code candor.types.Labels}:
- * {@code pairs}, an array of {@code candor.types.Label} with {@code key} and {@code value}) gives
- * its samples those labels ({@link Sample#labels()}); a null {@code labels} is none. Recordings of
+ * <p>Labels: an event type of candor's with a {@code labels} string field ("key=value,..." sorted
+ * by key, with '%', ',' and '=' escaped as %25, %2C and %3D) gives its samples those labels
+ * ({@link Sample#labels()}); a null or empty {@code labels} is none. Recordings of
  * other producers have no such field: their samples have no labels.
  *
  * <p>Damage: the file's framing (chunk headers, record sizes, constant pool links) is walked
@@ -70,11 +70,8 @@ public final class JfrProfileReader {
     private static final Pattern JDK_POSITION = Pattern.compile("at position (\\d+)");
     private static final List<String> BUCKET_FIELDS = List.of("bucket", "reason", "failure", "kind", "name", "type");
     private static final List<String> COUNT_FIELDS = List.of("count", "ticks", "samples", "weight");
-    /** The field of candor's sample events with the thread's labels, and the fields of its types. */
+    /** The field of candor's sample events with the thread's labels. */
     public static final String LABELS_FIELD = "labels";
-    public static final String LABELS_PAIRS = "pairs";
-    public static final String LABEL_KEY = "key";
-    public static final String LABEL_VALUE = "value";
 
     private final Path file;
     private final Map<String, List<Sample>> byEvent = new LinkedHashMap<>();
@@ -362,7 +359,7 @@ public final class JfrProfileReader {
         Attempt a = new Attempt();
         Map<EventType, Kind> kinds = new IdentityHashMap<>();
         Map<RecordedStackTrace, List<Frame>> stackCache = new IdentityHashMap<>();
-        Map<RecordedObject, SortedMap<String, String>> labelCache = new IdentityHashMap<>();
+        Map<String, SortedMap<String, String>> labelCache = new HashMap<>();
         List<JfrStructure.Rec> events = new ArrayList<>();
         for (JfrStructure.Rec r : c.eventRecords()) {
             if (r.end() <= end) {
@@ -577,7 +574,7 @@ public final class JfrProfileReader {
 
     private void accept(Attempt a, RecordedEvent e, Map<EventType, Kind> kinds,
                         Map<RecordedStackTrace, List<Frame>> stackCache,
-                        Map<RecordedObject, SortedMap<String, String>> labelCache) {
+                        Map<String, SortedMap<String, String>> labelCache) {
         EventType type = e.getEventType();
         String name = type.getName();
         Kind kind = kinds.computeIfAbsent(type, JfrProfileReader::kindOf);
@@ -708,32 +705,30 @@ public final class JfrProfileReader {
     }
 
     /**
-     * The labels of an event: its {@code labels} constant (one object per label set in the parser's
-     * constant pool, so cached by identity), or none when the type has no such field or it is null.
-     * A pair with a null key is left out; a null value reads as "".
+     * The labels of an event: its {@code labels} text (one string per label set in the chunk's pool,
+     * so parsed once per distinct text), or none when the type has no such field or it is null.
      */
-    private SortedMap<String, String> labels(RecordedEvent e, Map<RecordedObject, SortedMap<String, String>> cache) {
-        if (!e.hasField(LABELS_FIELD) || !(e.getValue(LABELS_FIELD) instanceof RecordedObject set)) {
+    private SortedMap<String, String> labels(RecordedEvent e, Map<String, SortedMap<String, String>> cache) {
+        if (!e.hasField(LABELS_FIELD) || !(e.getValue(LABELS_FIELD) instanceof String text) || text.isEmpty()) {
             return Sample.NO_LABELS;
         }
-        SortedMap<String, String> known = cache.get(set);
-        if (known != null) {
-            return known;
-        }
+        return cache.computeIfAbsent(text, t -> labelSets.computeIfAbsent(parseLabels(t), k -> k));
+    }
+
+    /** "key=value,key=value" with %25, %2C, %3D escapes, as candor's agent writes it. */
+    public static SortedMap<String, String> parseLabels(String text) {
         TreeMap<String, String> m = new TreeMap<>();
-        if (set.hasField(LABELS_PAIRS) && set.getValue(LABELS_PAIRS) instanceof Object[] pairs) {
-            for (Object o : pairs) {
-                if (o instanceof RecordedObject pair && pair.hasField(LABEL_KEY) && pair.hasField(LABEL_VALUE)
-                        && pair.getValue(LABEL_KEY) instanceof String key) {
-                    Object value = pair.getValue(LABEL_VALUE);
-                    m.put(key, value instanceof String v ? v : "");
-                }
+        for (String pair : text.split(",", -1)) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                m.put(unescape(pair.substring(0, eq)), unescape(pair.substring(eq + 1)));
             }
         }
-        SortedMap<String, String> made = Sample.labels(m);
-        SortedMap<String, String> shared = labelSets.computeIfAbsent(made, k -> k);
-        cache.put(set, shared);
-        return shared;
+        return Sample.labels(m);
+    }
+
+    private static String unescape(String s) {
+        return s.indexOf('%') < 0 ? s : s.replace("%2C", ",").replace("%3D", "=").replace("%25", "%");
     }
 
     private List<Frame> pseudoStack(String name) {

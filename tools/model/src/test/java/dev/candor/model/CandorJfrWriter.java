@@ -13,9 +13,8 @@ import java.util.TreeMap;
 /**
  * Writes a one-chunk JFR file laid out as candor's agent writes it (header, metadata, events, one
  * checkpoint with every constant pool), with the sample labels of the agent's spec: sample events
- * end in a {@code labels} field, a constant pool reference to {@code candor.types.Labels}, whose
- * {@code pairs} are an array of {@code candor.types.Label} ({@code key}, {@code value}), sorted by
- * key; 0 (null) for a sample without labels. The JDK's recorder cannot write such a struct, hence
+ * end in a {@code labels} string field, "key=value,..." sorted by key ('%', ',' and '=' escaped as
+ * %25, %2C, %3D), a reference into the chunk's string pool; null for a sample without labels. The JDK's recorder cannot write such a struct, hence
  * this writer. {@code jdk.ExecutionSample} and {@code candor.FailedTick} have the field;
  * {@code candor.WallClockSample} does not (as an agent without labels wrote it).
  */
@@ -61,7 +60,8 @@ public final class CandorJfrWriter {
     /** A jdk.ExecutionSample {@code ms} after the start: frames root first ({@code a.B.m}), labels may be empty. */
     public CandorJfrWriter cpu(long ms, String thread, Map<String, String> labels, String... frames) {
         Out e = new Out().varint(EXECUTION_SAMPLE).varint(ticks(ms)).varint(thread(thread))
-                .varint(stack(List.of(frames))).varint(labels(labels));
+                .varint(stack(List.of(frames)));
+        labels(e, labels);
         event(e);
         return this;
     }
@@ -74,8 +74,9 @@ public final class CandorJfrWriter {
 
     /** A candor.FailedTick of the cpu sampler. */
     public CandorJfrWriter failed(long ms, String thread, String bucket, Map<String, String> labels) {
-        event(new Out().varint(FAILED_TICK).varint(ticks(ms)).varint(thread(thread)).string(bucket).string("cpu")
-                .varint(labels(labels)));
+        Out e = new Out().varint(FAILED_TICK).varint(ticks(ms)).varint(thread(thread)).string(bucket).string("cpu");
+        labels(e, labels);
+        event(e);
         return this;
     }
 
@@ -124,8 +125,23 @@ public final class CandorJfrWriter {
         return stacks.computeIfAbsent(frames, k -> 1L + stacks.size());
     }
 
-    private long labels(Map<String, String> labels) {
-        return labels.isEmpty() ? 0 : labelSets.computeIfAbsent(new TreeMap<>(labels), k -> 1L + labelSets.size());
+    // The agent's form: a null string, or a reference (encoding 2) into the chunk's string pool.
+    private void labels(Out e, Map<String, String> labels) {
+        if (labels.isEmpty()) {
+            e.byte1(0);
+            return;
+        }
+        e.byte1(2).varint(labelSets.computeIfAbsent(new TreeMap<>(labels), k -> 1L + labelSets.size()));
+    }
+
+    static String labelText(Map<String, String> set) {
+        StringBuilder b = new StringBuilder();
+        set.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(escape(k)).append('=').append(escape(v)));
+        return b.toString();
+    }
+
+    private static String escape(String s) {
+        return s.replace("%", "%25").replace(",", "%2C").replace("=", "%3D");
     }
 
     private void event(Out payload) {
@@ -157,11 +173,8 @@ public final class CandorJfrWriter {
         classes.forEach((c, id) -> p.varint(id).varint(symbol(c.replace('.', '/'))).varint(1).byte1(0));
         p.varint(SYMBOL).varint(symbols.size());
         symbols.forEach((s, id) -> p.varint(id).string(s));
-        p.varint(LABELS).varint(labelSets.size());
-        labelSets.forEach((set, id) -> {
-            p.varint(id).varint(set.size());
-            set.forEach((k, v) -> p.string(k).string(v));
-        });
+        p.varint(STRING).varint(labelSets.size());
+        labelSets.forEach((set, id) -> p.varint(id).string(labelText(set)));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         writeEvent(out, p.toByteArray());
         return out.toByteArray();
@@ -230,19 +243,16 @@ public final class CandorJfrWriter {
                 .add(field("type", FRAME_TYPE, true, false)));
         md.add(type("jdk.types.FrameType", FRAME_TYPE).attr("simpleType", "true")
                 .add(field("description", STRING, false, false)));
-        md.add(type("candor.types.Labels", LABELS).add(field("pairs", LABEL, false, true)));
-        md.add(type("candor.types.Label", LABEL).add(field("key", STRING, false, false))
-                .add(field("value", STRING, false, false)));
         md.add(type("jdk.jfr.Timestamp", TIMESTAMP).attr("superType", "java.lang.annotation.Annotation")
                 .add(field("value", STRING, false, false)));
         md.add(type("jdk.ExecutionSample", EXECUTION_SAMPLE).attr("superType", "jdk.jfr.Event").add(startTime())
                 .add(field("sampledThread", THREAD, true, false)).add(field("stackTrace", STACK_TRACE, true, false))
-                .add(field("labels", LABELS, true, false)));
+                .add(field("labels", STRING, false, false)));
         md.add(type("candor.WallClockSample", WALL_SAMPLE).attr("superType", "jdk.jfr.Event").add(startTime())
                 .add(field("sampledThread", THREAD, true, false)).add(field("stackTrace", STACK_TRACE, true, false)));
         md.add(type("candor.FailedTick", FAILED_TICK).attr("superType", "jdk.jfr.Event").add(startTime())
                 .add(field("sampledThread", THREAD, true, false)).add(field("bucket", STRING, false, false))
-                .add(field("kind", STRING, false, false)).add(field("labels", LABELS, true, false)));
+                .add(field("kind", STRING, false, false)).add(field("labels", STRING, false, false)));
         El root = new El("root").add(md).add(new El("region").attr("locale", "en_US").attr("gmtOffset", "0"));
 
         Map<String, Integer> table = new LinkedHashMap<>();

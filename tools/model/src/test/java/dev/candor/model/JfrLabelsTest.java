@@ -53,6 +53,13 @@ class JfrLabelsTest {
     }
 
     @Test
+    void labelTextSplitsBackWithItsEscapes() {
+        assertEquals(Map.of("q", "a=b,c%", "k", "v"), JfrProfileReader.parseLabels("k=v,q=a%3Db%2Cc%25"));
+        assertEquals(Map.of("q", "%2C"), JfrProfileReader.parseLabels(CandorJfrWriter.labelText(Map.of("q", "%2C"))));
+        assertTrue(JfrProfileReader.parseLabels("").isEmpty());
+    }
+
+    @Test
     void labelFilterAndSplit() throws Exception {
         Profile cpu = ProfileReader.read(Files.write(dir.resolve("l.jfr"), recording()))
                 .profile(List.of("jdk.ExecutionSample"));
