@@ -37,7 +37,7 @@ const OptionSpec kSpecs[] = {
     {"split", true, "thread | state | class, or joined: thread+state: root frames per thread, thread state, "
                     "allocated or locked class (alloc, lock)"},
     {"tid", true, "only these OS thread ids, separated by ':' (e.g. tid=1234:1240)"},
-    {"file", true, "output file; .html, .collapsed or .txt by extension; may repeat"},
+    {"file", true, "output file; .html, .collapsed, .txt, .jfr or .otlp by extension; may repeat"},
     {"stats", true, "write counters as JSON to this file"},
     {"signal", true, "signal for cpu/ctimer: name or number (default SIGVTALRM)"},
     {"jitter", true, "randomize each interval by up to +-PCT percent (default 0)"},
@@ -300,7 +300,7 @@ ParseResult parseOptions(const char* text) {
     } else if (name == "file") {
       if (value.empty()) return bad("a path");
       if (outputFormatOf(value) == OutputFormat::kUnknown) {
-        return bad("a path ending in .html, .collapsed, .txt, .jfr or .json");
+        return bad("a path ending in .html, .collapsed, .txt, .jfr, .otlp or .json");
       }
       o.files.push_back(value);
     } else if (name == "stats") {

@@ -25,6 +25,7 @@
 #include "jvm/ModifiedUtf8.h"
 #include "output/CollapsedWriter.h"
 #include "output/HtmlWriter.h"
+#include "output/OtlpWriter.h"
 #include "output/OutputFile.h"
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
@@ -597,6 +598,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
     if (it != base_.threadCpuNs.end()) t.cpuNs = t.cpuNs > it->second ? t.cpuNs - it->second : 0;
   }
   ProfileReport report = buildReport(options_, totals, store_, accounting_, threads, *names_);
+  report.startUnixNs = base_.wallNs + (clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC));
   report.preloadNs = MethodPreloader::initialNs();
   report.classesPreloaded = MethodPreloader::initialClasses();
   report.classPrepareNs = MethodPreloader::preparedNs();
@@ -627,6 +629,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
         case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
         case OutputFormat::kSummary: writeSummary(report, out); break;
         case OutputFormat::kStats: writeStats(report, out); break;
+        case OutputFormat::kOtlp: writeOtlp(report, out); break;
         case OutputFormat::kJfr:
         case OutputFormat::kUnknown: break;
       }
