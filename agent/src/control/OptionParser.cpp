@@ -57,7 +57,7 @@ const OptionSpec kSpecs[] = {
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
     {"loop", true, "with a .jfr file: start a new recording file every DURATION (continuous profiling)"},
-    {"push", true, "send every loop= interval (default 10s) to a Pyroscope-compatible endpoint: push=http://host:4040"},
+    {"push", true, "send every loop= interval (default 10s) to a Pyroscope-compatible endpoint, push=http://host:4040, or as OTLP, push=otlp+http://host:4318"},
     {"service", true, "with push=: the application name the backend files the profiles under (default: the main class)"},
     {"reply", true, "file where an attached agent writes its one-line answer (used by the candor tool)"},
 };
@@ -365,8 +365,9 @@ ParseResult parseOptions(const char* text) {
       if (!parseDuration(value, &o.loopNs) || o.loopNs < 1'000'000'000) return bad("a duration of at least 1s");
     } else if (name == "push") {
       HttpUrl url;
+      PushProtocol protocol;
       std::string why;
-      if (!parseHttpUrl(value, &url, &why)) return bad(why.c_str());
+      if (!parsePushUrl(value, &protocol, &url, &why)) return bad(why.c_str());
       o.pushUrl = value;
     } else if (name == "service") {
       if (value.empty() || value.find_first_of("{}=,\"") != std::string::npos) return bad("a name without {}=,\"");
