@@ -59,6 +59,35 @@ TEST(HttpPost, PushOptions) {
   EXPECT_FALSE(r.ok);
 }
 
+TEST(HttpPost, PushUrlsChooseTheProtocolAndItsDefaultPath) {
+  HttpUrl u;
+  PushProtocol p;
+  std::string why;
+  ASSERT_TRUE(parsePushUrl("http://pyroscope:4040", &p, &u, &why)) << why;
+  EXPECT_EQ(p, PushProtocol::kPyroscope);
+  EXPECT_EQ(u.path, "/ingest");
+  ASSERT_TRUE(parsePushUrl("http://h/base", &p, &u, &why)) << why;
+  EXPECT_EQ(u.path, "/base/ingest");
+  ASSERT_TRUE(parsePushUrl("otlp+http://collector:4318", &p, &u, &why)) << why;
+  EXPECT_EQ(p, PushProtocol::kOtlp);
+  EXPECT_EQ(u.host, "collector");
+  EXPECT_EQ(u.port, "4318");
+  EXPECT_EQ(u.path, "/v1development/profiles");
+  ASSERT_TRUE(parsePushUrl("otlp+http://[::1]:9/otlp/v1/profiles", &p, &u, &why)) << why;
+  EXPECT_EQ(u.host, "::1");
+  EXPECT_EQ(u.path, "/otlp/v1/profiles");  // a path given is the path used
+  EXPECT_FALSE(parsePushUrl("otlp+https://c:4318", &p, &u, &why));
+  EXPECT_NE(why.find("https is not supported"), std::string::npos) << why;
+  EXPECT_FALSE(parsePushUrl("collector:4318", &p, &u, &why));
+  EXPECT_NE(why.find("otlp+http://"), std::string::npos) << why;
+  ParseResult r = parseOptions("push=otlp+http://127.0.0.1:4318,service=checkout");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.options.pushUrl, "otlp+http://127.0.0.1:4318");
+  r = parseOptions("push=otlp+http://h:x");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("numeric port"), std::string::npos) << r.error;
+}
+
 // A server on a loopback port that reads one request and answers `status`.
 int serve(const char* answer, std::thread* t, std::string* request) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -140,7 +140,7 @@ TEST(Options, BadValuesGetOneClearLine) {
       {"jitter=200", "option 'jitter' needs a percentage from 0 to 90 (got '200')"},
       {"depth=0", "option 'depth' needs a number of frames from 1 to 262144, or unlimited (got '0')"},
       {"ringsize=100", "option 'ringsize' needs a power of two from 16 to 1048576 (got '100')"},
-      {"file=out.pdf", "option 'file' needs a path ending in .html, .collapsed, .txt, .jfr or .json (got 'out.pdf')"},
+      {"file=out.pdf", "option 'file' needs a path ending in .html, .collapsed, .txt, .jfr, .otlp or .json (got 'out.pdf')"},
       {"file=", "option 'file' needs a path (got '')"},
       {"start,stop", "give at most one of start, stop, dump, status, help, version"},
       {"event=itimer,signal=SIGURG", "option 'signal' cannot be used with event=itimer (setitimer always sends SIGPROF)"},
@@ -166,6 +166,7 @@ TEST(Options, OutputFormatByExtension) {
   EXPECT_EQ(outputFormatOf("x.collapsed"), OutputFormat::kCollapsed);
   EXPECT_EQ(outputFormatOf("x.txt"), OutputFormat::kSummary);
   EXPECT_EQ(outputFormatOf("x.json"), OutputFormat::kStats);
+  EXPECT_EQ(outputFormatOf("x.otlp"), OutputFormat::kOtlp);
   EXPECT_EQ(outputFormatOf(".html"), OutputFormat::kUnknown);
   EXPECT_EQ(outputFormatOf("html"), OutputFormat::kUnknown);
 }

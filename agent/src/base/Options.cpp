@@ -74,6 +74,7 @@ OutputFormat outputFormatOf(const std::string& path) {
   if (ends(".txt")) return OutputFormat::kSummary;
   if (ends(".json")) return OutputFormat::kStats;
   if (ends(".jfr")) return OutputFormat::kJfr;
+  if (ends(".otlp")) return OutputFormat::kOtlp;
   return OutputFormat::kUnknown;
 }
 

@@ -68,7 +68,7 @@ struct Options {
   std::string service;     // push=: the application name the backend files it under
 };
 
-enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr };
+enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr, kOtlp };
 // The format a `file=` path asks for, by its extension.
 OutputFormat outputFormatOf(const std::string& path);
 // Where the allocation or lock profile (`kind`) goes beside the profile written to `path`:

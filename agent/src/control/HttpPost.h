@@ -16,6 +16,15 @@ struct HttpUrl {
 // "http://host[:port][/path]"; false with the reason for anything else (https: not supported).
 bool parseHttpUrl(const std::string& url, HttpUrl* out, std::string* why);
 
+// What push= sends: each interval's .jfr to Pyroscope's /ingest (http://), or its profile as an
+// OTLP ExportProfilesServiceRequest (otlp+http://).
+enum class PushProtocol { kPyroscope, kOtlp };
+
+// push=URL: "http://host[:port][/path]" (a base address gets /ingest, as Pyroscope's clients'
+// serverAddress does) or "otlp+http://host[:port][/path]" (default path /v1development/profiles,
+// the OTLP/HTTP exporter's); false with the reason for anything else.
+bool parsePushUrl(const std::string& url, PushProtocol* protocol, HttpUrl* out, std::string* why);
+
 // Percent-encodes a query value (RFC 3986 unreserved characters stay).
 std::string urlEncode(const std::string& text);
 

@@ -45,6 +45,26 @@ bool parseHttpUrl(const std::string& url, HttpUrl* out, std::string* why) {
   return true;
 }
 
+bool parsePushUrl(const std::string& url, PushProtocol* protocol, HttpUrl* out, std::string* why) {
+  const std::string otlp = "otlp+";
+  bool isOtlp = url.rfind(otlp, 0) == 0;
+  if (!parseHttpUrl(isOtlp ? url.substr(otlp.size()) : url, out, why)) {
+    if (!isOtlp && url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {  // another scheme, or none
+      *why = "an http:// or otlp+http:// URL such as http://pyroscope:4040 or otlp+http://collector:4318";
+    }
+    return false;
+  }
+  *protocol = isOtlp ? PushProtocol::kOtlp : PushProtocol::kPyroscope;
+  const std::string tail = isOtlp ? "/v1development/profiles" : "/ingest";
+  if (isOtlp) {
+    if (out->path == "/") out->path = tail;
+  } else if (out->path.size() < tail.size() ||
+             out->path.compare(out->path.size() - tail.size(), tail.size(), tail) != 0) {
+    out->path = (out->path == "/" ? "" : out->path) + tail;
+  }
+  return true;
+}
+
 std::string urlEncode(const std::string& text) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string out;

@@ -37,7 +37,7 @@ const OptionSpec kSpecs[] = {
     {"split", true, "thread | state | class | label:KEY, or joined: thread+state: root frames per thread, thread "
                     "state, allocated or locked class (alloc, lock), value of a Candor.label key"},
     {"tid", true, "only these OS thread ids, separated by ':' (e.g. tid=1234:1240)"},
-    {"file", true, "output file; .html, .collapsed or .txt by extension; may repeat"},
+    {"file", true, "output file; .html, .collapsed, .txt, .jfr or .otlp by extension; may repeat"},
     {"stats", true, "write counters as JSON to this file"},
     {"signal", true, "signal for cpu/ctimer: name or number (default SIGVTALRM)"},
     {"jitter", true, "randomize each interval by up to +-PCT percent (default 0)"},
@@ -57,7 +57,7 @@ const OptionSpec kSpecs[] = {
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},
     {"loop", true, "with a .jfr file: start a new recording file every DURATION (continuous profiling)"},
-    {"push", true, "send every loop= interval (default 10s) to a Pyroscope-compatible endpoint: push=http://host:4040"},
+    {"push", true, "send every loop= interval (default 10s) to a Pyroscope-compatible endpoint, push=http://host:4040, or as OTLP, push=otlp+http://host:4318"},
     {"service", true, "with push=: the application name the backend files the profiles under (default: the main class)"},
     {"reply", true, "file where an attached agent writes its one-line answer (used by the candor tool)"},
 };
@@ -301,7 +301,7 @@ ParseResult parseOptions(const char* text) {
     } else if (name == "file") {
       if (value.empty()) return bad("a path");
       if (outputFormatOf(value) == OutputFormat::kUnknown) {
-        return bad("a path ending in .html, .collapsed, .txt, .jfr or .json");
+        return bad("a path ending in .html, .collapsed, .txt, .jfr, .otlp or .json");
       }
       o.files.push_back(value);
     } else if (name == "stats") {
@@ -366,8 +366,9 @@ ParseResult parseOptions(const char* text) {
       if (!parseDuration(value, &o.loopNs) || o.loopNs < 1'000'000'000) return bad("a duration of at least 1s");
     } else if (name == "push") {
       HttpUrl url;
+      PushProtocol protocol;
       std::string why;
-      if (!parseHttpUrl(value, &url, &why)) return bad(why.c_str());
+      if (!parsePushUrl(value, &protocol, &url, &why)) return bad(why.c_str());
       o.pushUrl = value;
     } else if (name == "service") {
       if (value.empty() || value.find_first_of("{}=,\"") != std::string::npos) return bad("a name without {}=,\"");

@@ -26,6 +26,7 @@
 #include "jvm/ModifiedUtf8.h"
 #include "output/CollapsedWriter.h"
 #include "output/HtmlWriter.h"
+#include "output/OtlpWriter.h"
 #include "output/OutputFile.h"
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
@@ -349,11 +350,17 @@ void Profiler::onThreadEnd(JNIEnv* env) {
   registry_.remove(tid, env != nullptr ? env : Jvm::currentEnv());
 }
 
-// push=: every finished .jfr interval goes to the pusher; without a .jfr output candor records
-// one of its own, quietly, in a private directory, and deletes each file once it is handled.
+// push=http://: every finished .jfr interval goes to the pusher; without a .jfr output candor
+// records one of its own, quietly, in a private directory, and deletes each file once it is
+// handled. push=otlp+http:// needs no recording: each interval's report is encoded as it is
+// written (writeOutputsLocked).
 bool Profiler::startPush(UndoLadder& undo, std::string* why) {
   pushDir_.clear();
-  if (!jfr_) {
+  HttpUrl url;
+  PushProtocol protocol = PushProtocol::kPyroscope;
+  if (!parsePushUrl(options_.pushUrl, &protocol, &url, why)) return false;
+  bool otlp = protocol == PushProtocol::kOtlp;
+  if (!jfr_ && !otlp) {
     const char* tmp = getenv("TMPDIR");
     std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/candor-push-XXXXXX";
     if (mkdtemp(dir.data()) == nullptr) {
@@ -387,11 +394,13 @@ bool Profiler::startPush(UndoLadder& undo, std::string* why) {
   }
   bool own = !pushDir_.empty();
   Pusher* pusher = pusher_.get();
-  jfr_->setOnFileDone([pusher, own](const std::string& file, int64_t from, int64_t until) {
-    pusher->offer(file, from, until, own);
-  });
+  if (!otlp) {
+    jfr_->setOnFileDone([pusher, own](const std::string& file, int64_t from, int64_t until) {
+      pusher->offer(file, from, until, own);
+    });
+  }
   undo.push([this] {
-    jfr_->setOnFileDone(nullptr);
+    if (jfr_) jfr_->setOnFileDone(nullptr);
     pusher_->stop(0);
     pusher_.reset();
   });
@@ -627,6 +636,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
     if (it != base_.threadCpuNs.end()) t.cpuNs = t.cpuNs > it->second ? t.cpuNs - it->second : 0;
   }
   ProfileReport report = buildReport(options_, totals, store_, accounting_, threads, *names_, labels_);
+  report.startUnixNs = base_.wallNs + (clockNs(CLOCK_REALTIME) - clockNs(CLOCK_MONOTONIC));
   report.preloadNs = MethodPreloader::initialNs();
   report.classesPreloaded = MethodPreloader::initialClasses();
   report.classPrepareNs = MethodPreloader::preparedNs();
@@ -638,6 +648,11 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
   if (final && jfr_) {
     jfr_->flush(report, true);
     jfrClosed = true;
+  }
+  // push=otlp+http://: the interval's profile (loop= rotation, or the last one at stop; not dumps)
+  if (pusher_ && pusher_->protocol() == PushProtocol::kOtlp && (final || !stamp.empty())) {
+    int64_t from = static_cast<int64_t>(report.startUnixNs / 1'000'000'000);
+    pusher_->offerBody(encodeOtlp(report), from, from + static_cast<int64_t>(report.durationNs / 1'000'000'000));
   }
   if (final && pusher_) {
     pusher_->stop(Pusher::kStopDeadlineMs);
@@ -657,6 +672,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
         case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
         case OutputFormat::kSummary: writeSummary(report, out); break;
         case OutputFormat::kStats: writeStats(report, out); break;
+        case OutputFormat::kOtlp: writeOtlp(report, out); break;
         case OutputFormat::kJfr:
         case OutputFormat::kUnknown: break;
       }

@@ -32,11 +32,7 @@ int64_t nowSec() {
 }  // namespace
 
 bool Pusher::start(const std::string& url, const std::string& service, double sampleRateHz, std::string* why) {
-  if (!parseHttpUrl(url, &target_, why)) return false;
-  // A base address gets Pyroscope's ingest path, as its clients' serverAddress does.
-  if (target_.path.size() < 7 || target_.path.compare(target_.path.size() - 7, 7, "/ingest") != 0) {
-    target_.path = (target_.path == "/" ? "" : target_.path) + "/ingest";
-  }
+  if (!parsePushUrl(url, &protocol_, &target_, why)) return false;
   url_ = url;
   service_ = service;
   sampleRateHz_ = sampleRateHz;
@@ -45,18 +41,26 @@ bool Pusher::start(const std::string& url, const std::string& service, double sa
 }
 
 void Pusher::offer(const std::string& file, int64_t from, int64_t until, bool removeAfter) {
+  enqueue({file, std::string(), from, until, removeAfter});
+}
+
+void Pusher::offerBody(std::string body, int64_t from, int64_t until) {
+  enqueue({std::string(), std::move(body), from, until, false});
+}
+
+void Pusher::enqueue(Interval interval) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!thread_.joinable() || stopping_) {
-    if (removeAfter) unlink(file.c_str());
+    finish(interval);
     return;
   }
   if (queue_.size() >= kQueue) {  // the backend is behind: the oldest waiting interval goes
     counts_.dropped++;
     failedSinceLog_++;
-    if (queue_.front().remove) unlink(queue_.front().file.c_str());
+    finish(queue_.front());
     queue_.pop_front();
   }
-  queue_.push_back({file, from, until, removeAfter});
+  queue_.push_back(std::move(interval));
   wake_.notify_one();
 }
 
@@ -86,7 +90,7 @@ void Pusher::run() {
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, nothing left
-    Interval interval = queue_.front();
+    Interval interval = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
     std::string why;
@@ -131,7 +135,7 @@ void Pusher::run() {
       for (const Interval& left : queue_) {
         counts_.failed++;
         failedSinceLog_++;
-        if (left.remove) unlink(left.file.c_str());
+        finish(left);
       }
       queue_.clear();
       return;
@@ -140,6 +144,18 @@ void Pusher::run() {
 }
 
 bool Pusher::send(const Interval& interval, int timeoutMs, std::string* why) {
+  auto pastDeadline = [this] {  // the JVM is exiting and the last intervals' time is up
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stopping_ && std::chrono::steady_clock::now() >= deadline_;
+  };
+  if (protocol_ == PushProtocol::kOtlp) {
+    if (!httpPost(target_, target_.path, "application/x-protobuf", interval.body, timeoutMs, why, pastDeadline)) {
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    counts_.bytes += interval.body.size();
+    return true;
+  }
   std::string jfr;
   if (!readFile(interval.file, &jfr)) {
     *why = "cannot read " + interval.file;
@@ -156,10 +172,6 @@ bool Pusher::send(const Interval& interval, int timeoutMs, std::string* why) {
                        "&until=" + std::to_string(std::max(interval.until, interval.from + 1)) +
                        "&format=jfr&sampleRate=" + std::to_string(static_cast<long long>(sampleRateHz_ + 0.5)) +
                        "&spyName=javaspy&units=samples&aggregationType=sum";
-  auto pastDeadline = [this] {  // the JVM is exiting and the last intervals' time is up
-    std::lock_guard<std::mutex> lock(mutex_);
-    return stopping_ && std::chrono::steady_clock::now() >= deadline_;
-  };
   if (!httpPost(target_, target, "multipart/form-data; boundary=" + boundary, body, timeoutMs, why, pastDeadline)) {
     return false;
   }

@@ -63,6 +63,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
                           FrameNamer& names, const LabelSets& labels) {
   ProfileReport r;
   r.title = options.title;
+  r.service = options.service;
   r.engine = eventsName(options);
   r.walker = walkModeName(options.walk);
   r.engineDescription = engineDescription(options);
@@ -237,10 +238,12 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   r.labels.sets = labels.size();
   r.labels.refused = labels.refused();
   for (const auto& [key, count] : store.counts()) {
-    snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.labels, key.trace), count);
+    snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.labels, key.trace), count, key.tid);
     if (key.labels != LabelSets::kNone && !isValueKind(key.kind)) r.labels.labelled += count;
   }
-  for (const auto& [key, n] : accounting.failuresByThread()) timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n);
+  for (const auto& [key, n] : accounting.failuresByThread()) {
+    timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n, key.tid);
+  }
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);
     if (totals.dropped[k] > 0 && !isValueKind(kind)) {  // a dropped tick never reached the ring: no thread known

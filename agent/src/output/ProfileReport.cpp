@@ -39,6 +39,12 @@ void ProfileSnapshot::addSamples(uint32_t node, uint64_t count) {
   total_ += count;
 }
 
+void ProfileSnapshot::addSamples(uint32_t node, uint64_t count, int32_t tid) {
+  if (count == 0) return;
+  addSamples(node, count);
+  byThread_.push_back({node, tid, count});
+}
+
 std::vector<uint64_t> ProfileSnapshot::nodeTotals() const {
   std::vector<uint64_t> totals(nodes_.size());
   for (size_t i = nodes_.size(); i-- > 0;) {  // children come after their parents

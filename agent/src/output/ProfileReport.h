@@ -45,6 +45,15 @@ class ProfileSnapshot {
   uint32_t childOf(uint32_t parent, uint32_t frame);
   // Counts samples whose innermost frame is `node`.
   void addSamples(uint32_t node, uint64_t count);
+  // The same, taken on OS thread `tid`: also kept by thread (OTLP's thread attributes).
+  void addSamples(uint32_t node, uint64_t count, int32_t tid);
+  // Samples added with a thread, in the order added; a node's self minus these had none.
+  struct ThreadCount {
+    uint32_t node;
+    int32_t tid;
+    uint64_t count;
+  };
+  const std::vector<ThreadCount>& byThread() const { return byThread_; }
   const std::vector<SnapshotFrame>& frames() const { return frames_; }
   // nodes()[0] is the root; every node comes after its parent.
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -59,6 +68,7 @@ class ProfileSnapshot {
   std::unordered_map<std::string, uint32_t> index_;
   std::vector<Node> nodes_{Node{0, kNone}};
   std::unordered_map<uint64_t, uint32_t> children_;  // (parent << 32 | frame) -> node
+  std::vector<ThreadCount> byThread_;
   uint64_t total_ = 0;
 };
 
@@ -192,6 +202,8 @@ struct ThreadReport {
 
 struct ProfileReport {
   std::string title;
+  std::string service;       // service= (OTLP's service.name), empty when not given
+  uint64_t startUnixNs = 0;  // when the report's interval began, ns since the epoch (0: unknown)
   std::string engine;
   std::string engineDescription;
   std::string walker = "agct";  // who walked the stacks in the handler: agct or vm

@@ -38,7 +38,7 @@ final class ProfileOptions {
     String interval;
 
     @Option(names = {"-f", "--file"}, paramLabel = "FILE", order = 3,
-            description = "output file, format by extension: .html, .collapsed, .txt, .jfr; repeatable "
+            description = "output file, format by extension: .html, .collapsed, .txt, .jfr, .otlp; repeatable "
                     + "(default: candor-PID.html)")
     List<String> files = new ArrayList<>();
 
@@ -57,7 +57,8 @@ final class ProfileOptions {
 
     @Option(names = "--push", paramLabel = "URL", order = 7,
             description = "send every interval's profile (--agent-options loop=DURATION, default 10s) to a "
-                    + "Pyroscope-compatible endpoint, e.g. http://pyroscope:4040")
+                    + "Pyroscope-compatible endpoint, e.g. http://pyroscope:4040, or as OTLP to an OTLP/HTTP "
+                    + "receiver, e.g. otlp+http://collector:4318 (path /v1development/profiles)")
     String push;
 
     @Option(names = "--service", paramLabel = "NAME", order = 8,
@@ -108,8 +109,10 @@ final class ProfileOptions {
             opts.add("lock=" + lock);
         }
         if (push != null) {
-            if (!push.startsWith("http://")) {
-                throw usage("invalid push URL '" + push + "' (expected http://host[:port], e.g. http://pyroscope:4040)");
+            if (!push.startsWith("http://") && !push.startsWith("otlp+http://")) {  // the agent checks the rest
+                throw usage("invalid push URL '" + push + "' (expected http://host[:port] for Pyroscope, e.g. "
+                        + "http://pyroscope:4040, or otlp+http://host[:port][/path] for OTLP, e.g. "
+                        + "otlp+http://collector:4318)");
             }
             opts.add("push=" + push);
         }

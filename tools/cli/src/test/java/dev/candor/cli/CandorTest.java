@@ -136,6 +136,17 @@ class CandorTest {
                 .parseArgs("record", "--push", "http://pyro:4040", "--service", "checkout", "--", "java", "Main")
                 .subcommand().commandSpec().userObject();
         assertEquals("start,push=http://pyro:4040,service=checkout", push.agentOptions());
+        Record otlp = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "--push", "otlp+http://collector:4318", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        assertEquals("start,push=otlp+http://collector:4318", otlp.agentOptions());
+        assertEquals(List.of(), Record.expectedOutputs("start,push=otlp+http://c:4318", 42));
+        Record ftp = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "--push", "ftp://collector", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        var bad = org.junit.jupiter.api.Assertions.assertThrows(picocli.CommandLine.ParameterException.class,
+                ftp::agentOptions);
+        assertTrue(bad.getMessage().contains("otlp+http://"), bad.getMessage());
     }
 
     @Test
