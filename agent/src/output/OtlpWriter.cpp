@@ -35,14 +35,15 @@ bool isTruncated(const SnapshotFrame& f) { return f.kind == kKindFailure && f.na
 // One profile's samples: a sample per (stack, attributes), as the Java writer merges them.
 class Samples {
  public:
-  Samples(OtlpDictionary& dict, const ProfileSnapshot& snap, const std::unordered_map<int32_t, std::string>& names)
-      : dict_(dict), snap_(snap), names_(names), locationOf_(snap.frames().size(), -1) {}
+  Samples(OtlpDictionary& dict, const ProfileSnapshot& snap, const std::unordered_map<int32_t, std::string>& names,
+          const std::unordered_map<uint32_t, LabelPairs>& labels)
+      : dict_(dict), snap_(snap), names_(names), labels_(labels), locationOf_(snap.frames().size(), -1) {}
 
   void write(ProtoWriter& profile) {
     std::vector<uint64_t> unthreaded(snap_.nodes().size());
     for (size_t i = 0; i < unthreaded.size(); i++) unthreaded[i] = snap_.nodes()[i].self;
     for (const ProfileSnapshot::ThreadCount& t : snap_.byThread()) {
-      add(t.node, t.tid, t.count);
+      add(t.node, t.tid, t.count, t.labels);
       unthreaded[t.node] -= t.count;
     }
     for (uint32_t n = 0; n < unthreaded.size(); n++) {
@@ -58,12 +59,16 @@ class Samples {
   }
 
  private:
-  void add(uint32_t node, int32_t tid, uint64_t count) {
+  void add(uint32_t node, int32_t tid, uint64_t count, uint32_t labelSet = 0) {
     std::vector<int32_t> key = stack(node);
     if (tid > 0) {
       auto it = names_.find(tid);
       if (it != names_.end() && !it->second.empty()) key.push_back(dict_.attribute("thread.name", it->second));
       key.push_back(dict_.attributeInt("candor.tid", tid));
+    }
+    // Candor.label scopes: each key and value a string attribute of the sample
+    if (auto set = labels_.find(labelSet); labelSet != 0 && set != labels_.end()) {
+      for (const auto& [k, v] : set->second) key.push_back(dict_.attribute(k, v));
     }
     auto [it, isNew] = index_.try_emplace(key, samples_.size());
     if (isNew) samples_.emplace_back(std::move(key), 0);
@@ -126,6 +131,7 @@ class Samples {
   OtlpDictionary& dict_;
   const ProfileSnapshot& snap_;
   const std::unordered_map<int32_t, std::string>& names_;
+  const std::unordered_map<uint32_t, LabelPairs>& labels_;
   std::vector<int32_t> locationOf_;
   std::unordered_map<uint32_t, std::vector<int32_t>> stacks_;
   std::map<std::vector<int32_t>, size_t> index_;                 // {stack, attributes...} -> sample
@@ -148,7 +154,7 @@ void writeProfile(ProtoWriter& out, OtlpDictionary& dict, const ProfileReport& r
   out.int64(kValueTypeType, dict.string(type));
   out.int64(kValueTypeUnit, dict.string(typeUnit));
   out.end(valueType);
-  Samples(dict, snap, names).write(out);
+  Samples(dict, snap, names, r.labelPairs).write(out);
   if (r.startUnixNs > 0) out.fixed64(kProfileTime, r.startUnixNs);
   if (r.durationNs > 0) out.varint(kProfileDuration, r.durationNs);
   out.packedVarints(kProfileAttributes, {dict.attribute("candor.events", events)});

@@ -39,10 +39,10 @@ void ProfileSnapshot::addSamples(uint32_t node, uint64_t count) {
   total_ += count;
 }
 
-void ProfileSnapshot::addSamples(uint32_t node, uint64_t count, int32_t tid) {
+void ProfileSnapshot::addSamples(uint32_t node, uint64_t count, int32_t tid, uint32_t labels) {
   if (count == 0) return;
   addSamples(node, count);
-  byThread_.push_back({node, tid, count});
+  byThread_.push_back({node, tid, count, labels});
 }
 
 std::vector<uint64_t> ProfileSnapshot::nodeTotals() const {

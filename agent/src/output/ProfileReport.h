@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#include "store/LabelSets.h"
 
 namespace candor {
 
@@ -45,13 +46,15 @@ class ProfileSnapshot {
   uint32_t childOf(uint32_t parent, uint32_t frame);
   // Counts samples whose innermost frame is `node`.
   void addSamples(uint32_t node, uint64_t count);
-  // The same, taken on OS thread `tid`: also kept by thread (OTLP's thread attributes).
-  void addSamples(uint32_t node, uint64_t count, int32_t tid);
+  // The same, taken on OS thread `tid` in label set `labels` (store/LabelSets id): also kept by
+  // thread and labels (OTLP's sample attributes).
+  void addSamples(uint32_t node, uint64_t count, int32_t tid, uint32_t labels = 0);
   // Samples added with a thread, in the order added; a node's self minus these had none.
   struct ThreadCount {
     uint32_t node;
     int32_t tid;
     uint64_t count;
+    uint32_t labels;
   };
   const std::vector<ThreadCount>& byThread() const { return byThread_; }
   const std::vector<SnapshotFrame>& frames() const { return frames_; }
@@ -218,6 +221,7 @@ struct ProfileReport {
   std::vector<std::pair<std::string, uint64_t>> failures;  // every bucket, zeros included
   DepthReport depth;
   LabelReport labels;
+  std::unordered_map<uint32_t, LabelPairs> labelPairs;  // the pairs of every label set a sample carries
   MemoryReport memory;
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;

@@ -43,9 +43,10 @@ class LabelsTest {
         Path collapsedFile = dir.resolve("l.collapsed");
         Path jfrFile = dir.resolve("l.jfr");
         Path statsFile = dir.resolve("l.json");
+        Path otlpFile = dir.resolve("l.otlp");
         Jvm.Result run = Jvm.of(jdk, dir)
                 .agent("start,event=cpu,interval=1ms,split=label:endpoint,file=" + collapsedFile + ",file=" + jfrFile
-                        + ",stats=" + statsFile)
+                        + ",file=" + otlpFile + ",stats=" + statsFile)
                 .main(Labelled.class.getName(), ApiTest.classpath(), truthFile.toString(), "1400", "600", "500")
                 .run(Duration.ofSeconds(120));
         assertEquals(0, run.exitCode(), run.describe());
@@ -107,6 +108,20 @@ class LabelsTest {
         // a real reader of the file
         String summary = JfrOutputTest.tool(jdk, dir, "jfr-summary", "summary", jfrFile.toString());
         assertTrue(summary.contains("jdk.ExecutionSample"), name + ": jfr summary\n" + summary);
+
+        // the agent's OTLP: each label a string attribute of its samples
+        OtlpPushTest.Read otlp = new OtlpPushTest.Read(
+                io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest.parseFrom(
+                        java.nio.file.Files.readAllBytes(otlpFile)));
+        Map<String, Long> otlpByEndpoint = new HashMap<>();
+        for (var sample : otlp.profile(0).getSamplesList()) {
+            var endpoint = otlp.attributes(sample.getAttributeIndicesList()).get("endpoint");
+            otlpByEndpoint.merge(endpoint == null ? "(none)" : endpoint.getStringValue(), sample.getValues(0), Long::sum);
+        }
+        assertEquals(byEndpoint.getOrDefault("/a", 0L), otlpByEndpoint.getOrDefault("/a", 0L),
+                name + ": .otlp and .jfr disagree on endpoint=/a: " + otlpByEndpoint);
+        assertEquals(byEndpoint.getOrDefault("/b", 0L), otlpByEndpoint.getOrDefault("/b", 0L),
+                name + ": .otlp and .jfr disagree on endpoint=/b: " + otlpByEndpoint);
 
         // candor report: --label selects, --split label:KEY splits, as the agent did
         ReportTool.Ran onlyA = ReportTool.report(jdk, dir, jfrFile.toString(), "--label", "endpoint=/a",

@@ -197,7 +197,7 @@ class OtlpPushTest {
     }
 
     /** The message with its indices resolved. */
-    private record Read(ExportProfilesServiceRequest request) {
+    record Read(ExportProfilesServiceRequest request) {
         ProfilesDictionary dict() {
             return request.getDictionary();
         }
