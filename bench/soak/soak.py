@@ -10,6 +10,7 @@ and a chart, bench/results/soak-rss.svg (no plotting library needed).
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -58,6 +59,33 @@ def svg(points, path):
     parts.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(parts) + "\n")
+
+
+def memory_table(out_dir):
+    """What the agent's stats say its memory holds, interval by interval (the stats' memory block)."""
+    files = sorted(f for f in os.listdir(out_dir) if f.startswith("s-") and f.endswith(".json"))
+    if not files:
+        return []
+    mb = lambda v: "%.1f" % (v / 1048576.0)
+    rows = ["", "## Where the agent's memory is", "",
+            "Each interval's `memory` block (the stats of every rotated interval; MB unless named): the sample"
+            " ring and spill buffers resident (of mapped), the interval's trace store, the names of methods and"
+            " frames (with how many methods), the symbol tables of native libraries and the kernel, the JFR"
+            " recorder's buffer; their sum, and the process RSS as the agent saw it.", "",
+            "| interval | ring | spill | store | names | methods | symbols | JFR buffer | accounted | process RSS |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for i, f in enumerate(files):
+        try:
+            with open(os.path.join(out_dir, f)) as fh:
+                m = json.load(fh).get("memory", {})
+        except (OSError, ValueError):
+            continue
+        rows.append("| %d | %s of %s | %s of %s | %s | %s | %d | %s | %s | %s | %s |" % (
+            i + 1, mb(m.get("ring_resident", 0)), mb(m.get("ring_mapped", 0)), mb(m.get("spill_resident", 0)),
+            mb(m.get("spill_mapped", 0)), mb(m.get("store", 0)), mb(m.get("names", 0)), m.get("methods", 0),
+            mb(m.get("symbols", 0)), mb(m.get("jfr_buffer", 0)), mb(m.get("accounted", 0)),
+            mb(m.get("process_rss", 0))))
+    return rows
 
 
 def main():
@@ -115,6 +143,7 @@ def main():
         "–" if own is None else "%.1f" % own), "",
               "From 120 s on (every library's stacks seen at least once): the difference grew by %s MB." % (
                   "–" if warmGrowth is None else "%.1f" % warmGrowth), "", "![RSS over time](soak-rss.svg)"]
+    lines += memory_table(o)
     text = "\n".join(lines) + "\n"
     print(text)
     with open(os.path.join(ROOT, "bench", "results", "RESULTS-soak.md"), "w") as f:
