@@ -104,6 +104,38 @@ class OtlpReportTest {
         assertEquals(agentB, otlpB, TOLERANCE, name + ": share of B, agent .collapsed vs OTLP of .jfr");
         assertTrue(onWorker >= withA, name + ": methodA's samples carry thread.name=" + KnownAnswer.THREAD);
         assertEquals("jvm", read.frameType(METHOD_A), name + ": profile.frame.type of methodA");
+
+        // the round trip: the OTLP's stacks, folded, are the collapsed stacks candor reports of the .jfr
+        Map<String, Long> fromOtlp = new java.util.TreeMap<>();
+        for (Sample s : profile.getSamplesList()) {
+            // collapsed text marks kernel frames with _[k]; OTLP with their frame type
+            List<String> leafFirst = read.dict().getStackTable(s.getStackIndex()).getLocationIndicesList().stream()
+                    .map(i -> read.dict().getLocationTable(i)).map(l -> read.name(l) + (isKernel(read, l) ? "_[k]" : ""))
+                    .toList();
+            List<String> rootFirst = new java.util.ArrayList<>(leafFirst);
+            java.util.Collections.reverse(rootFirst);
+            fromOtlp.merge(String.join(";", rootFirst), s.getValuesList().stream().mapToLong(Long::longValue).sum(),
+                    Long::sum);
+        }
+        ReportTool.Ran folded = ReportTool.report(jdk, dir, jfr.toString(), "-o", "ka-report.collapsed");
+        assertEquals(0, folded.exitCode(), folded.describe());
+        Map<String, Long> fromJfr = new java.util.TreeMap<>();
+        for (CollapsedProfile.Stack st : CollapsedProfile.parse(Files.readString(dir.resolve("ka-report.collapsed")))
+                .stacks()) {
+            fromJfr.merge(String.join(";", st.frames()), st.count(), Long::sum);
+        }
+        java.util.Set<String> differ = new java.util.TreeSet<>(fromJfr.keySet());
+        differ.addAll(fromOtlp.keySet());
+        differ.removeIf(k -> java.util.Objects.equals(fromJfr.get(k), fromOtlp.get(k)));
+        Figures.line(String.format("%s: round trip: %d distinct stacks in the report of the .jfr, %d in the OTLP,"
+                + " %d differ", name, fromJfr.size(), fromOtlp.size(), differ.size()));
+        assertTrue(differ.isEmpty(), name + ": stacks of OTLP vs candor report of the .jfr differ, e.g. "
+                + differ.stream().limit(5).map(k -> k + " jfr=" + fromJfr.get(k) + " otlp=" + fromOtlp.get(k)).toList());
+    }
+
+    private static boolean isKernel(Read read, Location l) {
+        AnyValue type = read.attributes(l.getAttributeIndicesList()).get("profile.frame.type");
+        return type != null && type.getStringValue().equals("kernel");
     }
 
     /** The message with its indices resolved. */
