@@ -69,7 +69,11 @@ void Pusher::stop(int deadlineMs) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!thread_.joinable()) return;
     stopping_ = true;
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(deadlineMs);
+    auto now = std::chrono::steady_clock::now();
+    // A failing backend gets nothing: what it would do with the time is fail again, and the JVM's
+    // exit would wait for it. A healthy one gets the deadline for the last intervals.
+    bool hung = inFlight_ && now - inFlightSince_ >= std::chrono::milliseconds(kHungMs);
+    deadline_ = now + std::chrono::milliseconds(backendFailing_ || hung ? 0 : deadlineMs);
     wake_.notify_one();
   }
   thread_.join();
@@ -109,12 +113,21 @@ void Pusher::run() {
       int timeoutMs = kTimeoutMs;
       {
         std::lock_guard<std::mutex> check(mutex_);
+        if (stopping_ && std::chrono::steady_clock::now() >= deadline_) break;  // no time left: not even one try
         if (stopping_) {  // the JVM is exiting: the last tries share what is left of the deadline
           auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
           timeoutMs = static_cast<int>(std::clamp<int64_t>(left.count(), 100, kTimeoutMs));
         }
       }
+      {
+        std::lock_guard<std::mutex> mark(mutex_);
+        inFlight_ = true;
+        inFlightSince_ = std::chrono::steady_clock::now();
+      }
       sent = send(interval, timeoutMs, &why);
+      std::lock_guard<std::mutex> mark(mutex_);
+      inFlight_ = false;
+      backendFailing_ = !sent;
     }
     finish(interval);
     lock.lock();

@@ -31,6 +31,7 @@ class Pusher {
   static constexpr int kAttempts = 3;
   static constexpr int kTimeoutMs = 10'000;
   static constexpr int kStopDeadlineMs = 2'000;  // what stopping (the JVM's exit) waits at most for the last intervals
+  static constexpr int kHungMs = 1'000;          // a request in flight this long at the exit counts as failing
 
   struct Counts {
     uint64_t sent = 0, failed = 0, dropped = 0, bytes = 0;
@@ -70,6 +71,11 @@ class Pusher {
   std::deque<Interval> queue_;
   bool stopping_ = false;
   std::chrono::steady_clock::time_point deadline_;
+  // How the backend did lately, for the exit: a backend whose last try failed, or whose request
+  // has hung for a while, gets no time at the exit (the JVM's run time stays its own).
+  bool backendFailing_ = false;
+  bool inFlight_ = false;
+  std::chrono::steady_clock::time_point inFlightSince_;
   Counts counts_;
   int64_t lastLogSec_ = 0;
   uint64_t failedSinceLog_ = 0;

@@ -147,7 +147,7 @@ class PushTest {
 
     /**
      * Receivers that answer 500 or never answer: the run takes as long as without push= (within
-     * 5%, plus the 2 s the exit gives the last intervals), every interval is counted as failed or
+     * 5%: a failing backend gets no time at the exit), every interval is counted as failed or
      * dropped, and one line says why.
      */
     @ParameterizedTest(name = "{0}")
@@ -155,12 +155,18 @@ class PushTest {
     void badReceiversCostTheJvmNothing(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         Path base = Build.runDir("push-bad-" + jdk.label());
+        java.time.Instant plainStart = java.time.Instant.now();
         Jvm.Result plain = Jvm.of(jdk, base).agent("start,event=cpu,interval=1ms,loop=1s,stats=" + base.resolve("plain.json"))
                 .main(KnownAnswer.class, base.resolve("truth.properties").toString(), "2500", "1000")
                 .run(Duration.ofSeconds(90));
         assertEquals(0, plain.exitCode(), plain.describe());
-        for (String kind : List.of("500", "hang")) {
-            String name = "push to a receiver that " + (kind.equals("500") ? "answers 500 " : "never answers ") + jdk;
+        long plainExitMs = exitMs(plainStart, plain, base.resolve("truth.properties"));
+        for (String kind : List.of("refused", "500", "hang")) {
+            String name = "push to " + switch (kind) {
+                case "refused" -> "a closed port ";
+                case "500" -> "a receiver that answers 500 ";
+                default -> "a receiver that never answers ";
+            } + jdk;
             Path dir = Build.runDir("push-bad-" + kind + "-" + jdk.label());
             HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
             server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
@@ -181,10 +187,15 @@ class PushTest {
                 exchange.close();
             });
             server.start();
+            int port = server.getAddress().getPort();
+            if (kind.equals("refused")) {
+                server.stop(0);  // nothing listens there any more
+            }
             Jvm.Result run;
+            java.time.Instant start = java.time.Instant.now();
             try {
                 run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,push=http://127.0.0.1:"
-                                + server.getAddress().getPort() + ",stats=" + dir.resolve("push.json"))
+                                + port + ",stats=" + dir.resolve("push.json"))
                         .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                         .run(Duration.ofSeconds(90));
             } finally {
@@ -193,14 +204,24 @@ class PushTest {
             assertEquals(0, run.exitCode(), run.describe());
             JsonNode push = new ObjectMapper().readTree(dir.resolve("push.json").toFile()).path("push");
             long lines = run.stderr().lines().filter(l -> l.contains("candor: push to") && l.contains("failed:")).count();
-            Figures.line(String.format("%s: %d ms against %d ms without push=; stats push %s; %d failure line(s)", name,
-                    run.elapsed().toMillis(), plain.elapsed().toMillis(), push, lines));
+            long runExitMs = exitMs(start, run, dir.resolve("truth.properties"));
+            Figures.line(String.format("%s: %d ms against %d ms without push= (from the workload's end to the exit: %d ms"
+                            + " against %d ms); stats push %s; %d failure line(s)", name, run.elapsed().toMillis(),
+                    plain.elapsed().toMillis(), runExitMs, plainExitMs, push, lines));
             assertEquals(0, push.path("sent").asLong(), name);
             assertTrue(push.path("failed").asLong() + push.path("dropped").asLong() >= 3, name + ": unsent intervals counted");
             assertTrue(lines <= 1, name + ": one line a minute at most\n" + run.stderr());
-            assertTrue(run.elapsed().toMillis() <= plain.elapsed().toMillis() * 1.05 + 2_500,
-                    name + ": " + run.elapsed().toMillis() + " ms against " + plain.elapsed().toMillis() + " ms");
+            // What push= can cost the run is its exit: the workload's own time is CPU work, as noisy
+            // as the machine. The exit may take at most 5% of the plain run longer.
+            assertTrue(runExitMs - plainExitMs <= 0.05 * plain.elapsed().toMillis(), name + ": the exit took "
+                    + runExitMs + " ms against " + plainExitMs + " ms (run " + plain.elapsed().toMillis() + " ms)");
         }
+    }
+
+    // From the workload's end (it writes its truth file last) to the JVM's exit.
+    private static long exitMs(java.time.Instant start, Jvm.Result run, Path truth) throws java.io.IOException {
+        java.time.Instant done = Files.getLastModifiedTime(truth).toInstant();
+        return Duration.between(done, start.plus(run.elapsed())).toMillis();
     }
 
     private static byte[] jfrPart(Request r) {
