@@ -157,6 +157,7 @@ struct MemoryReport {
   size_t jfrBufferBytes = 0, jfrPoolEntries = 0;
   size_t labelSets = 0;
   size_t processResident = 0;
+  size_t mallocInUse = 0, mallocFree = 0;  // the process's malloc (JVM, agent, libraries): in use, free in its arenas
   // The sum of the parts candor accounts for (resident ring and spill, not their reservations).
   size_t accounted() const {
     return ringResident + spillResident + storeBytes + nameBytes + symbolBytes + jfrBufferBytes;

@@ -82,7 +82,8 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
                            num(m.symbolBytes) + ", \"jfr_buffer\": " + num(m.jfrBufferBytes) +
                            ", \"jfr_pool_entries\": " + num(m.jfrPoolEntries) + ", \"label_sets\": " +
                            num(m.labelSets) + ", \"accounted\": " + num(m.accounted()) + ", \"process_rss\": " +
-                           num(m.processResident) + "}");
+                           num(m.processResident) + ", \"malloc_in_use\": " + num(m.mallocInUse) +
+                           ", \"malloc_free\": " + num(m.mallocFree) + "}");
   field(out, "threads", num(r.threads.size()));
   field(out, "duration_ns", num(r.durationNs));
   field(out, "process_cpu_ns", num(r.processCpuNs));

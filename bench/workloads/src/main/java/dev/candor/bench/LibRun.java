@@ -58,6 +58,10 @@ final class LibRun {
         String[] lw = vocabulary(8000, 3);
         String[] rw = vocabulary(3000, 9);
         int[] done = new int[4];
+        int churn = Main.intOpt(args, "--churn", 0);
+        if (churn > 0) {
+            startChurn(churn);
+        }
         // one loop = one cycle of the four, so that every run (with --seconds: every run that lasts as long)
         // has done the same mix of work and loaded the same classes; --seconds overshoots by < 1 cycle
         run("lib", "h2+jackson+lucene+regex", args, loop -> {
@@ -74,6 +78,43 @@ final class LibRun {
             return s;
         });
         System.out.printf("lib: runs h2=%d jackson=%d lucene=%d regex=%d%n", done[0], done[1], done[2], done[3]);
+    }
+
+    /**
+     * Class churn beside the libraries (--churn N): N times a second a fresh class in a loader of
+     * its own, its methods called through reflection for 2 ms (so their frames, and those of the
+     * accessors reflection generates, are sampled), then dropped; a full GC every 10 s unloads them.
+     */
+    static void startChurn(int perSecond) {
+        Thread t = new Thread(() -> {
+            long nextGc = System.nanoTime() + 10_000_000_000L;
+            long check = 0;
+            for (int i = 0; ; i++) {
+                long start = System.nanoTime();
+                try {
+                    String name = "churn.C" + i;
+                    Class<?> c = new ClassLoadStorm.GenLoader().define(name, ClassLoadStorm.classBytes(name.replace('.', '/'), 4));
+                    Object o = c.getDeclaredConstructor().newInstance();
+                    java.lang.reflect.Method m = c.getMethod("m" + (i % 4), int.class);
+                    while (System.nanoTime() - start < 2_000_000) {
+                        check += (Integer) m.invoke(o, i);
+                    }
+                } catch (ReflectiveOperationException | java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+                if (System.nanoTime() > nextGc) {
+                    System.gc();
+                    nextGc = System.nanoTime() + 10_000_000_000L;
+                }
+                sink += check;
+                long sleep = 1_000_000_000L / perSecond - (System.nanoTime() - start);
+                if (sleep > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(sleep);
+                }
+            }
+        }, "churn");
+        t.setDaemon(true);
+        t.start();
     }
 
     static long processCpuNs() {
