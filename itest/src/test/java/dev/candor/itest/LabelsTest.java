@@ -22,9 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Label scopes against a known answer ({@link Labelled}): one thread alternates methodA under
- * endpoint=/a and methodB under endpoint=/b (with a new span=N per slice), another runs
- * unlabelled; the CPU time under each label is measured inside the workload. The agent runs
+ * Label scopes against a known answer ({@link Labelled}): a pool of three threads takes requests
+ * of two types in turn, methodA under endpoint=/a and methodB under endpoint=/b (with a new span=N
+ * per request), another thread runs unlabelled; the CPU time under each label is measured inside
+ * the workload. The agent runs
  * from -agentpath; the workload's Candor.label finds it in the process.
  */
 class LabelsTest {
