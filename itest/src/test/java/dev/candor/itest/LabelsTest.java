@@ -111,9 +111,7 @@ class LabelsTest {
         assertTrue(summary.contains("jdk.ExecutionSample"), name + ": jfr summary\n" + summary);
 
         // the agent's OTLP: each label a string attribute of its samples
-        OtlpPushTest.Read otlp = new OtlpPushTest.Read(
-                io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest.parseFrom(
-                        java.nio.file.Files.readAllBytes(otlpFile)));
+        OtlpMessage otlp = OtlpMessage.parse(java.nio.file.Files.readAllBytes(otlpFile));
         Map<String, Long> otlpByEndpoint = new HashMap<>();
         for (var sample : otlp.profile(0).getSamplesList()) {
             var endpoint = otlp.attributes(sample.getAttributeIndicesList()).get("endpoint");

@@ -8,9 +8,7 @@ import dev.candor.itest.workload.KnownAnswer;
 import dev.candor.model.CollapsedProfile;
 import io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
-import io.opentelemetry.proto.profiles.v1development.Location;
 import io.opentelemetry.proto.profiles.v1development.Profile;
-import io.opentelemetry.proto.profiles.v1development.ProfilesDictionary;
 import io.opentelemetry.proto.profiles.v1development.Sample;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -21,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -83,9 +80,9 @@ class OtlpPushTest {
             assertEquals("/v1development/profiles", r.path(), name);
             assertEquals("application/x-protobuf", r.contentType(), name);
             bytes += r.body().length;
-            Read read = new Read(ExportProfilesServiceRequest.parseFrom(r.body()));
+            OtlpMessage read = OtlpMessage.parse(r.body());
             assertEquals("itest-svc", read.service(), name);
-            assertEquals("candor", read.request.getResourceProfiles(0).getScopeProfiles(0).getScope().getName(), name);
+            assertEquals("candor", read.request().getResourceProfiles(0).getScopeProfiles(0).getScope().getName(), name);
             Profile p = read.profile(0);
             assertEquals("samples", read.string(p.getSampleType().getTypeStrindex()), name);
             assertEquals("count", read.string(p.getSampleType().getUnitStrindex()), name);
@@ -154,9 +151,9 @@ class OtlpPushTest {
                 .run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
         CollapsedProfile agent = Profiles.collapsed(collapsed, run);
-        Read read = new Read(ExportProfilesServiceRequest.parseFrom(Files.readAllBytes(otlp)));
+        OtlpMessage read = OtlpMessage.parse(Files.readAllBytes(otlp));
         assertEquals("otel-svc", read.service(), name + ": service.name from OTEL_SERVICE_NAME without service=");
-        assertEquals(2, read.request.getResourceProfiles(0).getScopeProfiles(0).getProfilesCount(),
+        assertEquals(2, read.request().getResourceProfiles(0).getScopeProfiles(0).getProfilesCount(),
                 name + ": the time profile and the allocation profile beside it");
         Profile time = read.profile(0);
         Profile alloc = read.profile(1);
@@ -196,55 +193,4 @@ class OtlpPushTest {
         assertEquals("jvm", read.frameType(Hot.METHOD_A), name + ": profile.frame.type of methodA");
     }
 
-    /** The message with its indices resolved. */
-    record Read(ExportProfilesServiceRequest request) {
-        ProfilesDictionary dict() {
-            return request.getDictionary();
-        }
-
-        String service() {
-            assertEquals(1, request.getResourceProfilesCount());
-            var attrs = request.getResourceProfiles(0).getResource().getAttributesList();
-            return attrs.stream().filter(kv -> kv.getKey().equals("service.name")).findFirst()
-                    .map(kv -> kv.getValue().getStringValue()).orElse(null);
-        }
-
-        Profile profile(int i) {
-            assertEquals(1, request.getResourceProfiles(0).getScopeProfilesCount());
-            return request.getResourceProfiles(0).getScopeProfiles(0).getProfiles(i);
-        }
-
-        String string(int i) {
-            return dict().getStringTable(i);
-        }
-
-        String name(Location l) {
-            return string(dict().getFunctionTable(l.getLines(0).getFunctionIndex()).getNameStrindex());
-        }
-
-        /** Function names of the sample's stack, leaf first. */
-        List<String> names(Sample s) {
-            return dict().getStackTable(s.getStackIndex()).getLocationIndicesList().stream()
-                    .map(i -> name(dict().getLocationTable(i))).toList();
-        }
-
-        Map<String, AnyValue> attributes(List<Integer> indices) {
-            Map<String, AnyValue> out = new HashMap<>();
-            for (int i : indices) {
-                var kv = dict().getAttributeTable(i);
-                out.put(string(kv.getKeyStrindex()), kv.getValue());
-            }
-            return out;
-        }
-
-        String frameType(String function) {
-            for (Location l : dict().getLocationTableList()) {
-                if (l.getLinesCount() > 0 && name(l).equals(function)) {
-                    AnyValue v = attributes(l.getAttributeIndicesList()).get("profile.frame.type");
-                    return v == null ? null : v.getStringValue();
-                }
-            }
-            return null;
-        }
-    }
 }

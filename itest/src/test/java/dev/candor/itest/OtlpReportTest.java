@@ -2,11 +2,8 @@ package dev.candor.itest;
 
 import dev.candor.itest.workload.KnownAnswer;
 import dev.candor.model.CollapsedProfile;
-import io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
-import io.opentelemetry.proto.profiles.v1development.Location;
 import io.opentelemetry.proto.profiles.v1development.Profile;
-import io.opentelemetry.proto.profiles.v1development.ProfilesDictionary;
 import io.opentelemetry.proto.profiles.v1development.Sample;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,7 +12,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -61,11 +57,11 @@ class OtlpReportTest {
         Path otlp = dir.resolve("ka.otlp");
         ReportTool.Ran r = ReportTool.report(jdk, dir, jfr.toString(), "-o", otlp.toString());
         assertEquals(0, r.exitCode(), r.describe());
-        Read read = new Read(ExportProfilesServiceRequest.parseFrom(Files.readAllBytes(otlp)));
-        Profile profile = read.profile();
+        OtlpMessage read = OtlpMessage.parse(Files.readAllBytes(otlp));
+        Profile profile = read.onlyProfile();
         assertEquals("samples", read.string(profile.getSampleType().getTypeStrindex()), name);
         assertEquals("count", read.string(profile.getSampleType().getUnitStrindex()), name);
-        assertEquals("candor", read.request.getResourceProfiles(0).getScopeProfiles(0).getScope().getName());
+        assertEquals("candor", read.request().getResourceProfiles(0).getScopeProfiles(0).getScope().getName());
 
         long total = 0;
         long withA = 0;
@@ -109,9 +105,8 @@ class OtlpReportTest {
         Map<String, Long> fromOtlp = new java.util.TreeMap<>();
         for (Sample s : profile.getSamplesList()) {
             // collapsed text marks kernel frames with _[k]; OTLP with their frame type
-            List<String> leafFirst = read.dict().getStackTable(s.getStackIndex()).getLocationIndicesList().stream()
-                    .map(i -> read.dict().getLocationTable(i)).map(l -> read.name(l) + (isKernel(read, l) ? "_[k]" : ""))
-                    .toList();
+            List<String> leafFirst = read.locations(s).stream()
+                    .map(l -> read.name(l) + ("kernel".equals(read.frameType(l)) ? "_[k]" : "")).toList();
             List<String> rootFirst = new java.util.ArrayList<>(leafFirst);
             java.util.Collections.reverse(rootFirst);
             fromOtlp.merge(String.join(";", rootFirst), s.getValuesList().stream().mapToLong(Long::longValue).sum(),
@@ -133,56 +128,4 @@ class OtlpReportTest {
                 + differ.stream().limit(5).map(k -> k + " jfr=" + fromJfr.get(k) + " otlp=" + fromOtlp.get(k)).toList());
     }
 
-    private static boolean isKernel(Read read, Location l) {
-        AnyValue type = read.attributes(l.getAttributeIndicesList()).get("profile.frame.type");
-        return type != null && type.getStringValue().equals("kernel");
-    }
-
-    /** The message with its indices resolved. */
-    private record Read(ExportProfilesServiceRequest request) {
-        ProfilesDictionary dict() {
-            return request.getDictionary();
-        }
-
-        Profile profile() {
-            assertEquals(1, request.getResourceProfilesCount());
-            assertEquals(1, request.getResourceProfiles(0).getScopeProfilesCount());
-            assertEquals(1, request.getResourceProfiles(0).getScopeProfiles(0).getProfilesCount());
-            return request.getResourceProfiles(0).getScopeProfiles(0).getProfiles(0);
-        }
-
-        String string(int i) {
-            return dict().getStringTable(i);
-        }
-
-        String name(Location l) {
-            return string(dict().getFunctionTable(l.getLines(0).getFunctionIndex()).getNameStrindex());
-        }
-
-        /** Function names of the sample's stack, leaf first. */
-        List<String> names(Sample s) {
-            return dict().getStackTable(s.getStackIndex()).getLocationIndicesList().stream()
-                    .map(i -> name(dict().getLocationTable(i))).toList();
-        }
-
-        Map<String, AnyValue> attributes(List<Integer> indices) {
-            Map<String, AnyValue> out = new HashMap<>();
-            for (int i : indices) {
-                var kv = dict().getAttributeTable(i);
-                out.put(string(kv.getKeyStrindex()), kv.getValue());
-            }
-            return out;
-        }
-
-        /** profile.frame.type of the first location of a function. */
-        String frameType(String function) {
-            for (Location l : dict().getLocationTableList()) {
-                if (l.getLinesCount() > 0 && name(l).equals(function)) {
-                    AnyValue v = attributes(l.getAttributeIndicesList()).get("profile.frame.type");
-                    return v == null ? null : v.getStringValue();
-                }
-            }
-            return null;
-        }
-    }
 }
