@@ -191,6 +191,8 @@ Element buildRoot() {
                    .add(field("ticks", kLong, "Ticks"))
                    .add(field("recorded", kLong, "Recorded"))
                    .add(field("dropped", kLong, "Dropped", 0, "ticks lost because the sample ring was full"))
+                   .add(field("droppedByKind", kString, "Dropped by Kind", 0,
+                              "kind=N, or kind=N:VALUE for alloc (bytes) and lock (ns), non-zero kinds only"))
                    .add(field("failures", kLong, "Failures", 0, "ticks in a failure bucket (candor.FailedTick)"))
                    .add(field("duration", kLong, "Profiled Duration", kNanos))
                    .add(field("processCpu", kLong, "Process CPU Time", kNanos)));

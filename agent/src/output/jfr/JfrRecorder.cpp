@@ -184,6 +184,16 @@ void JfrRecorder::flush(const ProfileReport& report, bool final) {
   scratch_.putVarLong(report.ticks);
   scratch_.putVarLong(report.recorded);
   scratch_.putVarLong(report.dropped);
+  // Per kind, so that a reader puts each kind's drops beside that kind's samples (an allocation's
+  // in bytes), not every drop beside the CPU samples.
+  std::string byKind;
+  for (const KindReport& k : report.kinds) {
+    if (k.dropped == 0) continue;
+    byKind += (byKind.empty() ? "" : ",") + k.name + "=" + std::to_string(k.dropped);
+    if (k.name == "alloc") byKind += ":" + std::to_string(report.alloc.dropped);
+    if (k.name == "lock") byKind += ":" + std::to_string(report.lock.dropped);
+  }
+  scratch_.putString(byKind);
   scratch_.putVarLong(report.failuresTotal());
   scratch_.putVarLong(report.durationNs);
   scratch_.putVarLong(report.processCpuNs);

@@ -116,4 +116,46 @@ class AllocProfileTest {
         assertEquals(stats.path("alloc").path("recorded_bytes").asLong(), weights, name + ": JFR weights");
         assertTrue(byteArrays > events / 2, name + ": most samples are byte[]");
     }
+
+    /**
+     * A ring too small for allocation samples at 1 kB beside cpu ticks: samples of both kinds are
+     * dropped, and candor report of the .jfr puts each kind's drops beside its own samples (the
+     * cpu profile's [dropped] in ticks, the allocation profile's in bytes), as the agent's stats
+     * count them: not every drop beside the CPU samples.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void dropsStayWithTheirKind(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "alloc drops " + jdk;
+        Path dir = Build.runDir("alloc-drops-" + jdk.label());
+        Path jfrFile = dir.resolve("d.jfr");
+        Path statsFile = dir.resolve("d.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=cpu,interval=1ms,alloc=1k,ringsize=16,file=" + jfrFile + ",stats=" + statsFile)
+                .main(AllocMix.class, dir.resolve("truth.properties").toString(), "2").run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        com.fasterxml.jackson.databind.JsonNode stats = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(statsFile.toFile());
+        long cpuDropped = stats.path("kinds").path("cpu").path("dropped").asLong();
+        long allocDropped = stats.path("kinds").path("alloc").path("dropped").asLong();
+        long allocDroppedBytes = stats.path("alloc").path("dropped_bytes").asLong();
+        ReportTool.Ran cpu = ReportTool.report(jdk, dir, jfrFile.toString(), "--event", "cpu", "-o", "cpu.collapsed");
+        assertEquals(0, cpu.exitCode(), cpu.describe());
+        ReportTool.Ran alloc = ReportTool.report(jdk, dir, jfrFile.toString(), "--event", "alloc", "-o", "alloc.collapsed");
+        assertEquals(0, alloc.exitCode(), alloc.describe());
+        long cpuReported = dropped(dir.resolve("cpu.collapsed"));
+        long allocReported = dropped(dir.resolve("alloc.collapsed"));
+        Figures.line(String.format("%s: stats dropped cpu %d, alloc %d samples (%d bytes); report of the .jfr: cpu"
+                + " [dropped] %d, alloc [dropped] %d", name, cpuDropped, allocDropped, allocDroppedBytes, cpuReported,
+                allocReported));
+        assertTrue(allocDropped > 0, name + ": a 16-slot ring at alloc=1k dropped nothing");
+        assertEquals(cpuDropped, cpuReported, name + ": the cpu profile's [dropped]");
+        assertEquals(allocDroppedBytes, allocReported, name + ": the allocation profile's [dropped], in bytes");
+    }
+
+    private static long dropped(Path collapsed) throws java.io.IOException {
+        return CollapsedProfile.parse(java.nio.file.Files.readString(collapsed))
+                .count(s -> s.frames().contains("[dropped]"));
+    }
 }

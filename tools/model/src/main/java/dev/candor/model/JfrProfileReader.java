@@ -64,9 +64,13 @@ public final class JfrProfileReader {
     private static final long TIME_MARGIN_NANOS = 600_000_000_000L;
     private static final String KIND_PREFIX = "candor-kind:";
     /** Which sample event each of candor's samplers writes. */
-    private static final Map<String, String> SAMPLER_EVENTS = Map.of("cpu", "jdk.ExecutionSample",
+    /** The event of each of candor's sampler kinds (event=cpu, wall, ...). */
+    static final Map<String, String> SAMPLER_EVENTS = Map.of("cpu", "jdk.ExecutionSample",
             "wall", "candor.WallClockSample", "safepoint", "candor.SafepointSample",
             "handshake", "candor.HandshakeSample");
+    /** The events of candor's value kinds, whose drops count in bytes or ns. */
+    private static final Map<String, String> VALUE_EVENTS = Map.of("alloc", "jdk.ObjectAllocationSample",
+            "lock", "jdk.JavaMonitorEnter");
     private static final Pattern JDK_POSITION = Pattern.compile("at position (\\d+)");
     private static final List<String> BUCKET_FIELDS = List.of("bucket", "reason", "failure", "kind", "name", "type");
     private static final List<String> COUNT_FIELDS = List.of("count", "ticks", "samples", "weight");
@@ -82,6 +86,7 @@ public final class JfrProfileReader {
     private final Map<SortedMap<String, String>, SortedMap<String, String>> labelSets = new HashMap<>();
     private long countersTime = Long.MIN_VALUE;
     private long dropped = -1;
+    private String droppedByKind;  // candor's per-kind drops ("cpu=3,alloc=2:1048576"), when the file has them
     private long minStart = Long.MAX_VALUE;
     private long maxEnd = Long.MIN_VALUE;
     private Path tempDir;
@@ -162,6 +167,7 @@ public final class JfrProfileReader {
         String badReason;
         long countersTime = Long.MIN_VALUE;
         long dropped = -1;
+        String droppedByKind;
         long minStart = Long.MAX_VALUE;
         long maxEnd = Long.MIN_VALUE;
     }
@@ -422,6 +428,7 @@ public final class JfrProfileReader {
         if (a.dropped >= 0 && a.countersTime >= countersTime) {
             countersTime = a.countersTime;
             dropped = a.dropped;
+            droppedByKind = a.droppedByKind;
         }
         minStart = Math.min(minStart, a.minStart);
         maxEnd = Math.max(maxEnd, a.maxEnd);
@@ -639,6 +646,7 @@ public final class JfrProfileReader {
                 if (time >= a.countersTime) {
                     a.countersTime = time;
                     a.dropped = e.getLong("dropped");
+                    a.droppedByKind = e.hasField("droppedByKind") ? e.getString("droppedByKind") : null;
                 }
                 break;
             }
@@ -807,7 +815,27 @@ public final class JfrProfileReader {
             byEvent.computeIfAbsent(target, k -> new ArrayList<>())
                     .add(new Sample(s.timeNanos(), s.thread(), target, s.stack(), s.weight(), s.labels()));
         }
-        if (dropped > 0) {
+        if (droppedByKind != null) {  // each kind's drops beside its own samples, a value kind's in its unit
+            for (String item : droppedByKind.split(",")) {
+                int eq = item.indexOf('=');
+                if (eq <= 0) {
+                    continue;
+                }
+                String kind = item.substring(0, eq);
+                String[] counts = item.substring(eq + 1).split(":");
+                String target = VALUE_EVENTS.getOrDefault(kind, SAMPLER_EVENTS.get(kind));
+                long weight;
+                try {
+                    weight = Long.parseLong(counts[counts.length - 1]);
+                } catch (NumberFormatException e) {
+                    continue;  // not candor's format: the drops stay in the counters only
+                }
+                if (target != null && weight > 0) {
+                    byEvent.computeIfAbsent(target, k -> new ArrayList<>()).add(new Sample(countersTime, null, target,
+                            pseudoStack("dropped"), weight));
+                }
+            }
+        } else if (dropped > 0) {  // files before droppedByKind: every drop beside the CPU samples
             String target = fallback != null ? fallback : "jdk.ExecutionSample";
             byEvent.computeIfAbsent(target, k -> new ArrayList<>()).add(new Sample(countersTime, null, target,
                     pseudoStack("dropped"), dropped));

@@ -140,6 +140,13 @@ public final class Recording {
                 lock.stream().filter(n -> !out.contains(n)).forEach(out::add);
                 continue;
             }
+            String sampler = JfrProfileReader.SAMPLER_EVENTS.get(want.toLowerCase(Locale.ROOT));
+            if (sampler != null && byEvent.containsKey(sampler)) {  // cpu, wall, ...: as the agent's event= names them
+                if (!out.contains(sampler)) {
+                    out.add(sampler);
+                }
+                continue;
+            }
             String lower = want.toLowerCase(Locale.ROOT);
             List<String> matches = byEvent.keySet().stream()
                     .filter(n -> n.toLowerCase(Locale.ROOT).equals(lower)
