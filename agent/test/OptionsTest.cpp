@@ -77,6 +77,12 @@ TEST(Options, ThreadFiltersAndSplit) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.options.lock);
   EXPECT_EQ(r.options.lockThresholdNs, 0);
+  r = parseOptions("push=http://p:4040,pushlabels=region=eu+env=prod");
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ((std::vector<std::pair<std::string, std::string>>{{"env", "prod"}, {"region", "eu"}}), r.options.pushLabels);
+  for (const char* bad : {"pushlabels=env", "pushlabels=env=", "pushlabels=1x=a", "pushlabels=env=a{b}", "pushlabels=a=b+"}) {
+    EXPECT_FALSE(parseOptions(bad).ok) << bad;
+  }
   r = parseOptions("split=thread+label:endpoint");
   EXPECT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.options.threads);

@@ -66,6 +66,9 @@ struct Options {
   int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)
   std::string pushUrl;     // push=: send every loop= interval's recording to this ingest endpoint
   std::string service;     // push=: the application name the backend files it under
+  // pushlabels=: static labels of the application (env, region, ...): Pyroscope's name{k=v,...},
+  // OTLP resource attributes. Sorted by key.
+  std::vector<std::pair<std::string, std::string>> pushLabels;
 };
 
 enum class OutputFormat { kUnknown, kHtml, kCollapsed, kSummary, kStats, kJfr, kOtlp };

@@ -1,9 +1,11 @@
 #include "control/OptionParser.h"
 
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <map>
 #include <regex>
 
 #include "control/HttpPost.h"
@@ -58,6 +60,8 @@ const OptionSpec kSpecs[] = {
     {"quiet", false, "no candor: log lines except errors"},
     {"loop", true, "with a .jfr file: start a new recording file every DURATION (continuous profiling)"},
     {"push", true, "send every loop= interval (default 10s) to a Pyroscope-compatible endpoint, push=http://host:4040, or as OTLP, push=otlp+http://host:4318"},
+    {"pushlabels", true, "with push=: static labels of the application, KEY=VALUE joined by '+' (env=prod+region=eu): "
+                         "Pyroscope's name{env=prod,...}, OTLP resource attributes"},
     {"service", true, "with push=: the application name the backend files the profiles under (default: the main class)"},
     {"reply", true, "file where an attached agent writes its one-line answer (used by the candor tool)"},
 };
@@ -370,6 +374,27 @@ ParseResult parseOptions(const char* text) {
       std::string why;
       if (!parsePushUrl(value, &protocol, &url, &why)) return bad(why.c_str());
       o.pushUrl = value;
+    } else if (name == "pushlabels") {
+      size_t start = 0;  // KEY=VALUE, several joined by '+'
+      std::map<std::string, std::string> labels;
+      for (;;) {
+        size_t plus = value.find('+', start);
+        std::string one = value.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        size_t eq = one.find('=');
+        std::string key = eq == std::string::npos ? one : one.substr(0, eq);
+        std::string v = eq == std::string::npos ? "" : one.substr(eq + 1);
+        bool keyOk = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_') &&
+                     key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
+                         std::string::npos;
+        if (!keyOk || v.empty() || v.find_first_of("{}=,\"") != std::string::npos) {
+          return bad("KEY=VALUE labels joined by '+' (pushlabels=env=prod+region=eu): keys of letters, digits, _ "
+                     "and ., values without {}=,\"");
+        }
+        labels[key] = v;
+        if (plus == std::string::npos) break;
+        start = plus + 1;
+      }
+      o.pushLabels.assign(labels.begin(), labels.end());
     } else if (name == "service") {
       if (value.empty() || value.find_first_of("{}=,\"") != std::string::npos) return bad("a name without {}=,\"");
       o.service = value;

@@ -389,7 +389,13 @@ bool Profiler::startPush(UndoLadder& undo, std::string* why) {
   if (options_.service.empty()) options_.service = defaultServiceName();
   int64_t period = options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs;
   pusher_ = std::make_unique<Pusher>();
-  if (!pusher_->start(options_.pushUrl, options_.service, period > 0 ? 1e9 / static_cast<double>(period) : 100, why)) {
+  // Pyroscope's application name carries the static labels: service{env=prod,region=eu}
+  std::string name = options_.service;
+  for (size_t i = 0; i < options_.pushLabels.size(); i++) {
+    name += (i == 0 ? "{" : ",") + options_.pushLabels[i].first + "=" + options_.pushLabels[i].second;
+  }
+  if (!options_.pushLabels.empty()) name += "}";
+  if (!pusher_->start(options_.pushUrl, name, period > 0 ? 1e9 / static_cast<double>(period) : 100, why)) {
     pusher_.reset();
     return false;
   }

@@ -64,6 +64,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   ProfileReport r;
   r.title = options.title;
   r.service = options.service;
+  r.resourceLabels = options.pushLabels;
   r.engine = eventsName(options);
   r.walker = walkModeName(options.walk);
   r.engineDescription = engineDescription(options);

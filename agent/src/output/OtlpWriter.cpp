@@ -183,6 +183,14 @@ std::string encodeOtlp(const ProfileReport& r) {
   size_t value = out.begin(kKeyValueValue);
   out.bytes(kAnyString, service);
   out.end(value);
+  for (const auto& [key, label] : r.resourceLabels) {  // pushlabels=: the application's static labels
+    out.end(attribute);
+    attribute = out.begin(kResourceAttributes);
+    out.bytes(kKeyValueKey, key);
+    size_t v = out.begin(kKeyValueValue);
+    out.bytes(kAnyString, label);
+    out.end(v);
+  }
   out.end(attribute);
   out.end(resource);
   size_t scopeProfiles = out.begin(kResourceProfilesScopeProfiles);

@@ -207,6 +207,7 @@ struct ThreadReport {
 struct ProfileReport {
   std::string title;
   std::string service;       // service= (OTLP's service.name), empty when not given
+  std::vector<std::pair<std::string, std::string>> resourceLabels;  // pushlabels=: OTLP resource attributes
   uint64_t startUnixNs = 0;  // when the report's interval began, ns since the epoch (0: unknown)
   std::string engine;
   std::string engineDescription;

@@ -61,7 +61,7 @@ class OtlpPushTest {
         Path stats = dir.resolve("push.json");
         Jvm.Result run;
         try {
-            run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,push=otlp+http://127.0.0.1:"
+            run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,pushlabels=env=itest,push=otlp+http://127.0.0.1:"
                             + server.getAddress().getPort() + ",stats=" + stats)
                     .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                     .run(Duration.ofSeconds(90));
@@ -82,6 +82,9 @@ class OtlpPushTest {
             bytes += r.body().length;
             OtlpMessage read = OtlpMessage.parse(r.body());
             assertEquals("itest-svc", read.service(), name);
+            assertEquals("itest", read.request().getResourceProfiles(0).getResource().getAttributesList().stream()
+                    .filter(kv -> kv.getKey().equals("env")).findFirst().map(kv -> kv.getValue().getStringValue())
+                    .orElse(null), name + ": pushlabels as a resource attribute");
             assertEquals("candor", read.request().getResourceProfiles(0).getScopeProfiles(0).getScope().getName(), name);
             Profile p = read.profile(0);
             assertEquals("samples", read.string(p.getSampleType().getTypeStrindex()), name);

@@ -70,7 +70,7 @@ class PushTest {
         Path stats = dir.resolve("push.json");
         Jvm.Result run;
         try {
-            run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,push=http://127.0.0.1:"
+            run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,pushlabels=region=lab+env=itest,push=http://127.0.0.1:"
                             + server.getAddress().getPort() + ",stats=" + stats)
                     .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                     .run(Duration.ofSeconds(90));
@@ -83,7 +83,7 @@ class PushTest {
         hot = 0;
         long previousUntil = -1;
         for (Request r : requests) {
-            assertEquals("itest-svc", r.query().get("name"), name + ": " + r.query());
+            assertEquals("itest-svc{env=itest,region=lab}", r.query().get("name"), name + ": " + r.query());
             assertEquals("jfr", r.query().get("format"));
             assertEquals("1000", r.query().get("sampleRate"));
             assertTrue(r.query().containsKey("spyName"), r.query().toString());

@@ -66,6 +66,11 @@ final class ProfileOptions {
                     + "(default: the main class)")
     String service;
 
+    @Option(names = "--push-label", paramLabel = "KEY=VALUE", order = 9,
+            description = "with --push: a static label of the application (repeatable), e.g. env=prod: "
+                    + "Pyroscope's name{env=prod}, an OTLP resource attribute")
+    java.util.List<String> pushLabels;
+
     @Option(names = "--agent-options", paramLabel = "STRING", order = 20,
             description = "more agent options, appended verbatim, e.g. threads,lines (see the agent's 'help')")
     String agentOptions;
@@ -73,7 +78,7 @@ final class ProfileOptions {
     /** Whether any option that configures a session (not just output files) was given. */
     boolean anySessionOption() {
         return event != null || interval != null || stats != null || agentOptions != null || alloc != null
-                || lock != null || push != null || service != null;
+                || lock != null || push != null || service != null || pushLabels != null;
     }
 
     /** The validated agent option items, in order; paths resolved against BASE when it is not null. */
@@ -124,6 +129,17 @@ final class ProfileOptions {
                 throw usage("invalid service name '" + service + "' (no {}=,\" characters)");
             }
             opts.add("service=" + service);
+        }
+        if (pushLabels != null && !pushLabels.isEmpty()) {
+            if (push == null) {
+                throw usage("--push-label labels the application for --push; give --push too");
+            }
+            for (String l : pushLabels) {
+                if (!l.matches("[A-Za-z_][A-Za-z0-9_.]*=[^{}=,\"+]+")) {
+                    throw usage("invalid push label '" + l + "' (expected KEY=VALUE, e.g. env=prod; no {}=,\"+ in the value)");
+                }
+            }
+            opts.add("pushlabels=" + String.join("+", pushLabels));
         }
         opts.addAll(fileItems(base));
         if (stats != null) {

@@ -147,6 +147,17 @@ class CandorTest {
         var bad = org.junit.jupiter.api.Assertions.assertThrows(picocli.CommandLine.ParameterException.class,
                 ftp::agentOptions);
         assertTrue(bad.getMessage().contains("otlp+http://"), bad.getMessage());
+        Record labelled = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "--push", "http://pyro:4040", "--push-label", "env=prod", "--push-label",
+                        "region=eu-1", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        assertEquals("start,push=http://pyro:4040,pushlabels=env=prod+region=eu-1", labelled.agentOptions());
+        Record badLabel = (Record) Candor.commandLine(new PrintWriter(out), new PrintWriter(err))
+                .parseArgs("record", "--push", "http://pyro:4040", "--push-label", "env", "--", "java", "Main")
+                .subcommand().commandSpec().userObject();
+        var refused = org.junit.jupiter.api.Assertions.assertThrows(picocli.CommandLine.ParameterException.class,
+                badLabel::agentOptions);
+        assertTrue(refused.getMessage().contains("KEY=VALUE"), refused.getMessage());
     }
 
     @Test
