@@ -90,8 +90,8 @@ bench-events: all
 	@python3 bench/events/agreement.py --build $(BUILD)
 
 # Where the fixed cost of per-thread CPU timers goes (issue 15): the Jetty server under paced wrk load with no
-# profiler and candor's cpu/ctimer/copy timers at 1s..100us, 200 and 50 pool threads, 3 alternating rounds (~22 min;
-# SWEEP_ARGS=--quick: ~8 min); bench/out/sweep/, findings in bench/results/FINDINGS-timer-cost.md.
+# profiler and candor's cpu/ctimer/copy timers at 1s..100us, 200 and 50 pool threads, 3 alternating rounds (~17–22 min;
+# SWEEP_ARGS=--quick: ~6–8 min); bench/out/sweep/, findings in bench/results/FINDINGS-timer-cost.md.
 .PHONY: bench-sweep
 bench-sweep: agent
 	@python3 bench/sweep/timer_sweep.py --build $(BUILD) $(SWEEP_ARGS)
