@@ -89,6 +89,13 @@ bench-events: all
 	@$(MVN) -pl itest test-compile -Dcandor.build=$(BUILD)
 	@python3 bench/events/agreement.py --build $(BUILD)
 
+# Where the fixed cost of per-thread CPU timers goes (issue 15): the Jetty server under paced wrk load with no
+# profiler and candor's cpu/ctimer/copy timers at 1s..100us, 200 and 50 pool threads, 3 alternating rounds (~17–22 min;
+# SWEEP_ARGS=--quick: ~6–8 min); bench/out/sweep/, findings in bench/results/FINDINGS-timer-cost.md.
+.PHONY: bench-sweep
+bench-sweep: agent
+	@python3 bench/sweep/timer_sweep.py --build $(BUILD) $(SWEEP_ARGS)
+
 # Known-answer accuracy suite (bench/accuracy): every sampling mode, JDK JFR and async-profiler
 # against truths the workloads measure themselves; writes bench/results/ACCURACY.md (JDK 17) or
 # bench/results/ACCURACY-jdk25.md (make accuracy ACCURACY_JDK=25). ACCURACY_ARGS passes more options,
