@@ -1,5 +1,5 @@
 // The constant-pool (checkpoint) event of a chunk: threads, stack traces, methods, classes,
-// packages, symbols, frame types and thread states, limited to what the chunk's events
+// packages, symbols, frame types, thread states and label sets (as strings), limited to what the chunk's events
 // reference, so that every chunk stands alone and its size follows its events, not the run.
 //
 // Layout: size, type id 1, start time, duration, delta to the previous checkpoint (0: none),
@@ -7,7 +7,7 @@
 // parser rejects empty pools), entries (id, then the type's fields in metadata order).
 //
 // Entry ids are stable for the whole recording (stack trace = store trace id + 1, thread = tid,
-// label set = its LabelSets id,
+// a label set's text in the java.lang.String pool = its LabelSets id,
 // methods, classes, packages and symbols numbered on first use): the JDK's parser reuses an
 // entry resolved in an earlier chunk when its id comes back. Id 0 is a null reference.
 #pragma once
