@@ -33,3 +33,22 @@ TEST(ClassNames, JavaNamesOfSignatures) {
   EXPECT_EQ(names.signature(id), "Lx/Y$Z;");
   EXPECT_EQ(names.javaName(0), "[unknown class]");
 }
+
+// loop=: classes no sample of the last two intervals named are forgotten; ids are never reused.
+TEST(ClassNames, ForgetsClassesTheLastTwoIntervalsDidNotName) {
+  ClassNames names;
+  uint32_t bytes = names.intern("[B");
+  uint32_t once = names.intern("Lgen/C1;");
+  names.startInterval();  // interval 0 ended: both named in it
+  EXPECT_EQ(bytes, names.intern("[B"));
+  names.startInterval();  // interval 1 ended: C1 last named in 0, still kept
+  EXPECT_EQ("Lgen/C1;", names.signature(once));
+  names.intern("[B");
+  names.startInterval();  // interval 2 ended: C1 forgotten
+  EXPECT_EQ(1u, names.size());
+  EXPECT_EQ("", names.signature(once));
+  EXPECT_EQ("[unknown class]", names.javaName(once));
+  uint32_t again = names.intern("Lgen/C1;");
+  EXPECT_NE(once, again);
+  EXPECT_EQ("Lgen/C1;", names.signature(again));
+}

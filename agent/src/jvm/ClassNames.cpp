@@ -9,14 +9,38 @@ ClassNames& ClassNames::instance() {
 
 uint32_t ClassNames::intern(const char* signature) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto [it, isNew] = ids_.try_emplace(signature, static_cast<uint32_t>(signatures_.size()));
-  if (isNew) signatures_.push_back(it->first);
+  auto [it, isNew] = ids_.try_emplace(signature, nextId_);
+  if (isNew) {
+    nextId_++;
+    byId_.emplace(it->second, Entry{it->first, interval_});
+  } else {
+    byId_[it->second].lastInterval = interval_;
+  }
   return it->second;
 }
 
 std::string ClassNames::signature(uint32_t id) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return id < signatures_.size() ? signatures_[id] : std::string();
+  auto it = byId_.find(id);
+  return it != byId_.end() ? it->second.signature : std::string();
+}
+
+void ClassNames::startInterval() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = byId_.begin(); it != byId_.end();) {
+    if (it->second.lastInterval + 1 < interval_) {
+      ids_.erase(it->second.signature);
+      it = byId_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  interval_++;
+}
+
+size_t ClassNames::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return byId_.size();
 }
 
 std::string ClassNames::javaName(uint32_t id) const {

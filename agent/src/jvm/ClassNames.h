@@ -4,8 +4,9 @@
 //
 // Thread context: intern() runs in JVMTI SampledObjectAlloc callbacks on any Java thread (never a
 // signal handler: it locks and allocates); the writer reads names. One mutex guards both; an id
-// is never reused, so a name read once stays right. The table lives for the process (classes
-// are few, and a later session's samples may name the same ids).
+// is never reused, so a name read once stays right. The table lives for the process (a later
+// session's samples may name the same ids); with loop=, startInterval() forgets the classes no
+// sample of the last two intervals named, so that class churn does not grow it for days.
 #pragma once
 #include <jvmti.h>
 
@@ -33,10 +34,21 @@ class ClassNames {
   // "[B" → "byte[]", "Ljava/lang/String;" → "java.lang.String", "[[Lx/Y;" → "x.Y[][]".
   static std::string javaNameOf(const std::string& signature);
 
+  // loop=: a new interval begins (writer thread, after the ended interval's outputs); classes
+  // interned in neither that interval nor the one before are forgotten.
+  void startInterval();
+  size_t size() const;
+
  private:
+  struct Entry {
+    std::string signature;
+    uint32_t lastInterval;
+  };
   mutable std::mutex mutex_;
   std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> signatures_{std::string()};  // [0]: unknown
+  std::unordered_map<uint32_t, Entry> byId_;
+  uint32_t nextId_ = 1;  // 0 means unknown
+  uint32_t interval_ = 0;
 };
 
 }  // namespace candor
