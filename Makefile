@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' $(CURDIR)/pom.xm
 MVN := mvn -B -q -Dstyle.color=never -Dcandor.commit=$(COMMIT)
 JOBS ?= 2
 
-.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak accuracy clean
+.PHONY: all deps agent tools dist demo test test-unit test-integration bench bench-quick bench-server bench-paired bench-page bench-soak bench-labels accuracy clean
 .PHONY: fuzz fuzz-build fuzz-quick test-asan test-tsan stress
 
 all: agent tools
@@ -75,6 +75,12 @@ bench-page: all
 # same workload unprofiled; bench/results/RESULTS-soak.md and soak-rss.svg (~11 min).
 bench-soak: all
 	@python3 bench/soak/soak.py --build $(BUILD)
+
+# What a Candor.label scope costs its thread (ns per open+close), without an agent and with one
+# (loop=1s, so that per-request values are pruned as in production): ~1 min.
+bench-labels: all
+	@for agent in "" "-agentpath:$(BUILD)/libcandor.so=start,event=cpu,interval=10ms,loop=1s,quiet,file=/tmp/candor-bench-labels.collapsed"; do \
+	  /usr/lib/jvm/java-17-openjdk-amd64/bin/java $$agent -cp $(BUILD)/candor-api.jar bench/labels/LabelCost.java; done
 
 # Cost per sample inside one JVM (candor on/off in alternating phases) beside the floor: ~6 min.
 bench-paired: all
