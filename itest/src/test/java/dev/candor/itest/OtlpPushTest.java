@@ -2,7 +2,6 @@ package dev.candor.itest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.candor.itest.workload.Hot;
 import dev.candor.itest.workload.KnownAnswer;
 import dev.candor.model.CollapsedProfile;
@@ -13,12 +12,9 @@ import io.opentelemetry.proto.profiles.v1development.Sample;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -36,9 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OtlpPushTest {
 
-    record Request(String method, String path, String contentType, byte[] body) {
-    }
-
     static List<Jdks.Jdk> jdks() {
         return Jdks.all();
     }
@@ -49,24 +42,15 @@ class OtlpPushTest {
         jdk.assumePresent();
         String name = "push otlp " + jdk;
         Path dir = Build.runDir("push-otlp-" + jdk.label());
-        List<Request> requests = Collections.synchronizedList(new ArrayList<>());
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            requests.add(new Request(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
-                    exchange.getRequestHeaders().getFirst("Content-Type"), exchange.getRequestBody().readAllBytes()));
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        server.start();
         Path stats = dir.resolve("push.json");
         Jvm.Result run;
-        try {
+        List<Receiver.Request> requests;
+        try (Receiver receiver = Receiver.start(Receiver.Answer.OK)) {
             run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,pushlabels=env=itest,push=otlp+http://127.0.0.1:"
-                            + server.getAddress().getPort() + ",stats=" + stats)
+                            + receiver.port() + ",stats=" + stats)
                     .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                     .run(Duration.ofSeconds(90));
-        } finally {
-            server.stop(0);
+            requests = receiver.requests();
         }
         assertEquals(0, run.exitCode(), run.describe());
         long samples = 0;
@@ -75,7 +59,7 @@ class OtlpPushTest {
         long failed = 0;
         long previousEnd = -1;
         long bytes = 0;
-        for (Request r : requests) {
+        for (Receiver.Request r : requests) {
             assertEquals("POST", r.method(), name);
             assertEquals("/v1development/profiles", r.path(), name);
             assertEquals("application/x-protobuf", r.contentType(), name);

@@ -2,7 +2,6 @@ package dev.candor.itest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.candor.itest.workload.KnownAnswer;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -10,19 +9,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,9 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PushTest {
 
-    record Request(Map<String, String> query, String contentType, byte[] body) {
-    }
-
     static List<Jdks.Jdk> jdks() {
         return Jdks.all();
     }
@@ -53,36 +43,23 @@ class PushTest {
         jdk.assumePresent();
         String name = "push " + jdk;
         Path dir = Build.runDir("push-" + jdk.label());
-        List<Request> requests = Collections.synchronizedList(new ArrayList<>());
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/ingest", exchange -> {
-            Map<String, String> query = new LinkedHashMap<>();
-            for (String kv : exchange.getRequestURI().getRawQuery().split("&")) {
-                String[] p = kv.split("=", 2);
-                query.put(p[0], URLDecoder.decode(p.length > 1 ? p[1] : "", StandardCharsets.UTF_8));
-            }
-            requests.add(new Request(query, exchange.getRequestHeaders().getFirst("Content-Type"),
-                    exchange.getRequestBody().readAllBytes()));
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        server.start();
         Path stats = dir.resolve("push.json");
         Jvm.Result run;
-        try {
+        List<Receiver.Request> requests;
+        try (Receiver receiver = Receiver.start(Receiver.Answer.OK)) {
             run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,service=itest-svc,pushlabels=region=lab+env=itest,push=http://127.0.0.1:"
-                            + server.getAddress().getPort() + ",stats=" + stats)
+                            + receiver.port() + ",stats=" + stats)
                     .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                     .run(Duration.ofSeconds(90));
-        } finally {
-            server.stop(0);
+            requests = receiver.requests();
         }
         assertEquals(0, run.exitCode(), run.describe());
         JsonNode s = new ObjectMapper().readTree(stats.toFile());
         long samples = 0;
         hot = 0;
         long previousUntil = -1;
-        for (Request r : requests) {
+        for (Receiver.Request r : requests) {
+            assertEquals("/ingest", r.path(), name);
             assertEquals("itest-svc{env=itest,region=lab}", r.query().get("name"), name + ": " + r.query());
             assertEquals("jfr", r.query().get("format"));
             assertEquals("1000", r.query().get("sampleRate"));
@@ -168,28 +145,10 @@ class PushTest {
                 default -> "a receiver that never answers ";
             } + jdk;
             Path dir = Build.runDir("push-bad-" + kind + "-" + jdk.label());
-            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
-            server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
-                Thread t = new Thread(r);
-                t.setDaemon(true);
-                return t;
-            }));
-            server.createContext("/ingest", exchange -> {
-                exchange.getRequestBody().readAllBytes();
-                if (kind.equals("hang")) {
-                    try {
-                        Thread.sleep(120_000);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                exchange.sendResponseHeaders(500, -1);
-                exchange.close();
-            });
-            server.start();
-            int port = server.getAddress().getPort();
+            Receiver server = Receiver.start(kind.equals("hang") ? Receiver.Answer.NEVER : Receiver.Answer.ERROR_500);
+            int port = server.port();
             if (kind.equals("refused")) {
-                server.stop(0);  // nothing listens there any more
+                server.close();  // nothing listens there any more
             }
             Jvm.Result run;
             java.time.Instant start = java.time.Instant.now();
@@ -199,7 +158,7 @@ class PushTest {
                         .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                         .run(Duration.ofSeconds(90));
             } finally {
-                server.stop(0);
+                server.close();
             }
             assertEquals(0, run.exitCode(), run.describe());
             JsonNode push = new ObjectMapper().readTree(dir.resolve("push.json").toFile()).path("push");
@@ -224,7 +183,7 @@ class PushTest {
         return Duration.between(done, start.plus(run.elapsed())).toMillis();
     }
 
-    private static byte[] jfrPart(Request r) {
+    private static byte[] jfrPart(Receiver.Request r) {
         assertTrue(r.contentType() != null && r.contentType().startsWith("multipart/form-data; boundary="), r.contentType());
         String boundary = "--" + r.contentType().substring(r.contentType().indexOf("boundary=") + 9);
         String text = new String(r.body(), StandardCharsets.ISO_8859_1);  // bytes as chars, one for one
