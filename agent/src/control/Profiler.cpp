@@ -22,7 +22,6 @@
 #include "engine/PerfEngine.h"
 #include "engine/PerfRingEngine.h"
 #include "engine/SignalHandler.h"
-#include "jvm/ClassNames.h"
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
 #include "jvm/ModifiedUtf8.h"
@@ -583,8 +582,7 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   for (const ThreadRecord& t : registry_.snapshot()) base_.threadCpuNs[t.tid] = t.cpuNs;
   store_.clear();
   accounting_.startInterval(nowNs);
-  names_->startInterval();  // names neither this interval nor the last used are forgotten
-  ClassNames::instance().startInterval();
+  names_->startInterval();  // names (methods, frames, classes) neither this interval nor the last used are forgotten
   labels_.prune();
   // What the interval freed goes back to the system: without it, the freed chunks of each
   // interval's store and names stay in the writer's malloc arena, fragmented, and the RSS creeps

@@ -238,18 +238,21 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   };
   r.labels.sets = labels.size();
   r.labels.refused = labels.refused();
+  // The pairs of every label set a sample carries, for the outputs that name them (OTLP).
+  auto notePairs = [&](uint32_t labelSet) {
+    if (labelSet != LabelSets::kNone && r.labelPairs.count(labelSet) == 0) {
+      r.labelPairs.emplace(labelSet, labels.pairs(labelSet));
+    }
+  };
   for (const auto& [key, count] : store.counts()) {
     snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.labels, key.trace), count, key.tid,
                                     key.labels);
-    if (key.labels == LabelSets::kNone) continue;
-    if (!isValueKind(key.kind)) r.labels.labelled += count;
-    if (r.labelPairs.count(key.labels) == 0) r.labelPairs.emplace(key.labels, labels.pairs(key.labels));
+    notePairs(key.labels);
+    if (key.labels != LabelSets::kNone && !isValueKind(key.kind)) r.labels.labelled += count;
   }
   for (const auto& [key, n] : accounting.failuresByThread()) {
     timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n, key.tid, key.labels);
-    if (key.labels != LabelSets::kNone && r.labelPairs.count(key.labels) == 0) {
-      r.labelPairs.emplace(key.labels, labels.pairs(key.labels));
-    }
+    notePairs(key.labels);
   }
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);

@@ -120,6 +120,7 @@ void FrameNamer::startInterval() {
   forgetOlderThan(allocClasses_, interval_);
   interval_++;
   resolver_.startInterval();
+  ClassNames::instance().startInterval();  // the ids allocClasses_ names
 }
 
 FrameNamer::Memory FrameNamer::memory() const {

@@ -43,8 +43,9 @@ class FrameNamer {
   // "do_syscall_64_[k]", "[kernel_unsampled]".
   std::string displayName(const StoredFrame& f, bool lines);
 
-  // loop=: a new interval begins; names (and the resolver's methods) that neither the interval
-  // that ended nor the one before used are forgotten. Symbol tables stay: they are per library.
+  // loop=: a new interval begins; names (the resolver's methods and jvm/ClassNames' classes too)
+  // that neither the interval that ended nor the one before used are forgotten. Symbol tables
+  // stay: they are per library.
   void startInterval();
   struct Memory {
     size_t methods = 0;      // Java methods and stubs resolved

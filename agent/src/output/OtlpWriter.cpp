@@ -178,20 +178,16 @@ std::string encodeOtlp(const ProfileReport& r) {
   ProtoWriter out;
   size_t resourceProfiles = out.begin(kRequestResourceProfiles);
   size_t resource = out.begin(kResourceProfilesResource);
-  size_t attribute = out.begin(kResourceAttributes);
-  out.bytes(kKeyValueKey, "service.name");
-  size_t value = out.begin(kKeyValueValue);
-  out.bytes(kAnyString, service);
-  out.end(value);
-  for (const auto& [key, label] : r.resourceLabels) {  // pushlabels=: the application's static labels
-    out.end(attribute);
-    attribute = out.begin(kResourceAttributes);
+  auto resourceAttribute = [&](const std::string& key, const std::string& text) {
+    size_t attribute = out.begin(kResourceAttributes);
     out.bytes(kKeyValueKey, key);
-    size_t v = out.begin(kKeyValueValue);
-    out.bytes(kAnyString, label);
-    out.end(v);
-  }
-  out.end(attribute);
+    size_t value = out.begin(kKeyValueValue);
+    out.bytes(kAnyString, text);
+    out.end(value);
+    out.end(attribute);
+  };
+  resourceAttribute("service.name", service);
+  for (const auto& [key, label] : r.resourceLabels) resourceAttribute(key, label);  // pushlabels=
   out.end(resource);
   size_t scopeProfiles = out.begin(kResourceProfilesScopeProfiles);
   size_t scope = out.begin(kScopeProfilesScope);

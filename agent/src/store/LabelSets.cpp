@@ -64,21 +64,21 @@ void LabelSets::forget(int tid) {
   ThreadLabels::process().set(tid, kNone);
 }
 
+const LabelPairs* LabelSets::findLocked(uint32_t id) const {
+  if (id == kOverflow) return &overflowPairs();
+  auto it = byId_.find(id);
+  return it != byId_.end() ? it->second : nullptr;
+}
+
 LabelPairs LabelSets::pairs(uint32_t id) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (id == kOverflow) return overflowPairs();
-  auto it = byId_.find(id);
-  return it != byId_.end() ? *it->second : LabelPairs{};
+  const LabelPairs* set = findLocked(id);
+  return set != nullptr ? *set : LabelPairs{};
 }
 
 const std::string* LabelSets::value(uint32_t id, const std::string& key) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  const LabelPairs* set = nullptr;
-  if (id == kOverflow) {
-    set = &overflowPairs();
-  } else if (auto it = byId_.find(id); it != byId_.end()) {
-    set = it->second;
-  }
+  const LabelPairs* set = findLocked(id);
   if (set == nullptr) return nullptr;
   for (const auto& [k, v] : *set) {
     if (k == key) return &v;

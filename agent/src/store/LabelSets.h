@@ -51,6 +51,8 @@ class LabelSets {
   uint64_t refused() const;
 
  private:
+  const LabelPairs* findLocked(uint32_t id) const;  // the set of an id (overflow included), or nullptr
+
   mutable std::mutex mutex_;
   size_t maxSets_;
   uint32_t nextId_ = 1;
