@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,9 +19,11 @@
 using namespace candor;
 
 namespace {
-// A PERF_RECORD_SAMPLE as the kernel lays it out for kPerfSampleType / kPerfRegsMask.
+// A PERF_RECORD_SAMPLE as the kernel lays it out for kPerfSampleType / kPerfRegsMask, or with
+// `callchain` for kPerfCpuSampleType.
 std::vector<uint8_t> sampleRecord(uint32_t pid, uint32_t tid, uint64_t time, bool regs,
-                                  const std::vector<uint8_t>& stack, uint64_t dynSize) {
+                                  const std::vector<uint8_t>& stack, uint64_t dynSize,
+                                  const std::vector<uint64_t>* callchain = nullptr) {
   std::vector<uint8_t> r(sizeof(perf_event_header));
   auto u64 = [&](uint64_t v) {
     size_t at = r.size();
@@ -29,7 +32,12 @@ std::vector<uint8_t> sampleRecord(uint32_t pid, uint32_t tid, uint64_t time, boo
   };
   u64(uint64_t{tid} << 32 | pid);
   u64(time);
-  u64(time / 2);  // read: the event's count
+  if (callchain == nullptr) {
+    u64(time / 2);  // read: the event's count
+  } else {
+    u64(callchain->size());
+    for (uint64_t ip : *callchain) u64(ip);
+  }
   u64(regs ? PERF_SAMPLE_REGS_ABI_64 : PERF_SAMPLE_REGS_ABI_NONE);
   if (regs) {
     for (int i = 0; i < kPerfRegCount; i++) u64(0x1000 + i);  // bp, sp, ip, r13, r15
@@ -79,6 +87,30 @@ TEST(PerfSampleRecord, ParsesRegistersAndStack) {
   EXPECT_EQ(s.stackSize, 40u);  // dyn_size, not the size asked for
   ASSERT_NE(s.stack, nullptr);
   EXPECT_EQ(s.stack[39], 39);
+}
+
+TEST(PerfSampleRecord, ParsesAKernelCallchain) {
+  std::vector<uint8_t> stack(64);
+  std::vector<uint64_t> chain = {static_cast<uint64_t>(PERF_CONTEXT_KERNEL), 0xffffffff81000010, 0xffffffff81000020};
+  std::vector<uint8_t> rec = sampleRecord(7, 9, 5, true, stack, 64, &chain);
+  reinterpret_cast<perf_event_header*>(rec.data())->misc = PERF_RECORD_MISC_KERNEL;
+  EXPECT_LE(rec.size(), perfSampleRecordBytes(64, kPerfCpuSampleType));
+  PerfSample s;
+  ASSERT_TRUE(parsePerfSample(rec.data(), rec.size(), &s, kPerfCpuSampleType));
+  EXPECT_EQ(s.tid, 9u);
+  EXPECT_TRUE(s.inKernel);
+  EXPECT_EQ(s.cpuNs, 0u);  // no READ
+  ASSERT_EQ(s.callchainSize, 3u);
+  uint64_t second;
+  memcpy(&second, s.callchain + 16, 8);
+  EXPECT_EQ(second, 0xffffffff81000020u);
+  EXPECT_EQ(s.regs[kPerfRegR15], 0x1004u);
+  EXPECT_EQ(s.stackSize, 64u);
+  // A callchain longer than the record is malformed.
+  std::vector<uint64_t> huge(4);
+  std::vector<uint8_t> bad = sampleRecord(7, 9, 5, false, {}, 0, &huge);
+  memcpy(bad.data() + sizeof(perf_event_header) + 16, "\xff\xff\x00\x00\x00\x00\x00\x00", 8);
+  EXPECT_FALSE(parsePerfSample(bad.data(), bad.size(), &s, kPerfCpuSampleType));
 }
 
 TEST(PerfSampleRecord, NoUserRegistersMeansNoStack) {
@@ -179,6 +211,21 @@ TEST(CopyOptions, WalkCopyAndStackCopy) {
   EXPECT_NE(optionsHelp().find("stackcopy="), std::string::npos);
 }
 
+TEST(CopyOptions, PerCpuImpliesWalkCopy) {
+  ParseResult r = parseOptions("start,event=cpu,interval=1ms,percpu");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.options.perCpu);
+  EXPECT_EQ(r.options.walk, WalkMode::kCopy);
+  EXPECT_EQ(r.options.stackCopyBytes, 16384u);  // past libjava's 8 KB buffers under a system call
+  EXPECT_EQ(parseOptions("percpu,walk=copy,stackcopy=32k").options.stackCopyBytes, 32768u);
+  for (const char* bad : {"event=ctimer,percpu", "event=wall,percpu", "percpu,walk=vm", "percpu,jitter=5", "percpu=yes"}) {
+    ParseResult p = parseOptions(bad);
+    EXPECT_FALSE(p.ok) << bad;
+    EXPECT_FALSE(p.error.empty()) << bad;
+  }
+  EXPECT_NE(optionsHelp().find("percpu"), std::string::npos);
+}
+
 namespace {
 struct CountingConsumer : RingConsumer {
   void consume(PerfRing& ring) override {
@@ -200,7 +247,7 @@ struct CountingConsumer : RingConsumer {
 // The kernel side for real: a ring on this thread fills with samples of this thread's own stack.
 TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
   std::string why;
-  if (!PerfRingEngine::available(8192, &why)) GTEST_SKIP() << why;
+  if (!PerfRingEngine::available(8192, false, &why)) GTEST_SKIP() << why;
   Options options;
   options.walk = WalkMode::kCopy;
   options.intervalNs = 200'000;
@@ -225,5 +272,64 @@ TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
   EXPECT_GT(consumer.samples, 20) << "60 ms of CPU at 200 us";
   EXPECT_EQ(consumer.wrongThread, 0);
   EXPECT_GT(consumer.onOurStack, consumer.samples / 2);
+  EXPECT_FALSE(timer.armed);
+}
+
+namespace {
+// percpu: counts the samples of one thread among every thread's.
+struct ThreadConsumer : RingConsumer {
+  void consume(PerfRing& ring) override {
+    forEachPerfRecord(ring.page, scratch.data(), [&](const perf_event_header& h, const uint8_t* rec) {
+      PerfSample s;
+      if (h.type != PERF_RECORD_SAMPLE || !parsePerfSample(rec, h.size, &s, kPerfCpuSampleType)) return;
+      if (static_cast<int>(s.tid) != tid) return;
+      ours++;
+      if (s.inKernel && s.callchainSize > 1) kernelWithChain++;
+      if (s.hasRegs && s.stackSize > 0) withStack++;
+    });
+  }
+  void forgetThread(int t) override { forgotten = t; }
+  std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
+  int tid = 0, ours = 0, kernelWithChain = 0, withStack = 0, forgotten = 0;
+};
+}  // namespace
+
+// percpu for real (root or perf_event_paranoid <= 0): the CPUs' rings hold this thread's samples,
+// those taken in the kernel with its callchain, and arming is a set membership, not an event.
+TEST(PerfRingEngine, PerCpuSamplesThisThreadAndTheKernel) {
+  std::string why;
+  if (!PerfRingEngine::available(8192, true, &why)) GTEST_SKIP() << why;
+  Options options;
+  options.walk = WalkMode::kCopy;
+  options.perCpu = true;
+  options.intervalNs = 200'000;
+  PerfRingEngine engine;
+  ASSERT_TRUE(engine.start(options, &why)) << why;
+  EXPECT_EQ(engine.kernelTime(), KernelTime::kSampled);
+  ThreadConsumer consumer;
+  consumer.tid = static_cast<int>(syscall(SYS_gettid));
+  engine.setConsumer(&consumer);
+  ThreadTimer timer;
+  ASSERT_TRUE(engine.armThread(consumer.tid, &timer, &why)) << why;
+  EXPECT_EQ(timer.fd, -1);
+  EXPECT_TRUE(engine.covers(consumer.tid));
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(80);
+  volatile uint64_t spin = 0;
+  char buf[4096] = {};
+  int fd = open("/dev/null", O_WRONLY);
+  while (std::chrono::steady_clock::now() < end) {
+    for (int i = 0; i < 10000; i++) spin = spin + i;
+    for (int i = 0; i < 50; i++) EXPECT_GT(write(fd, buf, sizeof buf), 0);  // kernel time
+    engine.consumeAll(consumer);
+  }
+  close(fd);
+  engine.disarmThread(&timer);  // reads the last samples
+  EXPECT_FALSE(engine.covers(consumer.tid));
+  EXPECT_EQ(consumer.forgotten, consumer.tid);
+  engine.setConsumer(nullptr);
+  engine.stop();
+  EXPECT_GT(consumer.ours, 40) << "80 ms of CPU at 200 us";
+  EXPECT_GT(consumer.withStack, consumer.ours / 2);
+  EXPECT_GT(consumer.kernelWithChain, 0);
   EXPECT_FALSE(timer.armed);
 }

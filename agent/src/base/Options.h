@@ -61,6 +61,7 @@ struct Options {
   CStackMode cstack = CStackMode::kDwarf;  // glibc has no frame pointers: only DWARF walks out of it
   uint32_t ringSize = 1024;
   uint32_t stackCopyBytes = 8192;        // walk=copy: bytes of the user stack perf copies per sample
+  bool perCpu = false;                   // percpu: walk=copy from one perf event per CPU, none per thread
   std::string title = "candor profile";
   std::string replyFile;   // where an attached agent writes its one-line answer (for tools)
   int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)

@@ -53,7 +53,10 @@ const OptionSpec kSpecs[] = {
                    "copy (default vm)"},
     {"cstack", true, "dwarf | fp | no: how C/C++ frames (libc, JNI libraries, libjvm) are walked: DWARF unwind tables "
                      "(default; glibc has no frame pointers), frame pointers only, or not at all"},
-    {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, at most 60k); deeper "
+    {"percpu", false, "event=cpu: one perf timer per CPU instead of one per thread: nothing to re-arm when threads "
+                      "switch, no signal (walk=copy), kernel time sampled; needs perf_event_paranoid <= 0, "
+                      "CAP_PERFMON or root, else falls back to a timer per thread"},
+    {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, with percpu 16k; at most 60k); deeper "
                         "frames are cut and marked [truncated]"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
@@ -185,6 +188,7 @@ ParseResult parseOptions(const char* text) {
   size_t pos = 0;
   int commands = 0;
   bool sawEvent = false, intervalGiven = false, samplerIntervalGiven = false, stackCopyGiven = false;
+  bool walkGiven = false;
   while (pos <= all.size()) {
     size_t comma = all.find(',', pos);
     if (comma == std::string::npos) comma = all.size();
@@ -326,6 +330,7 @@ ParseResult parseOptions(const char* text) {
       else if (!parseUint(value, kUnlimitedDepth, &v) || v == 0) return bad("a number of frames from 1 to 262144, or unlimited");
       o.depth = static_cast<uint32_t>(v);
     } else if (name == "walk") {
+      walkGiven = true;
       if (value == "agct") o.walk = WalkMode::kAgct;
       else if (value == "vm") o.walk = WalkMode::kVm;
       else if (value == "remote") o.walk = WalkMode::kRemote;
@@ -403,6 +408,7 @@ ParseResult parseOptions(const char* text) {
       o.replyFile = value;
     } else if (name == "title") o.title = value;
     else if (name == "allthreads") o.allThreads = true;
+    else if (name == "percpu") o.perCpu = true;
     else if (name == "threads") o.threads = true;
     else if (name == "lines") o.lines = true;
     else if (name == "quiet") o.quiet = true;
@@ -425,6 +431,20 @@ ParseResult parseOptions(const char* text) {
   if (commands > 1) {
     r.error = "give at most one of start, stop, dump, status, help, version";
     return r;
+  }
+  if (o.perCpu) {
+    if (!o.cpuEngine || o.engine != EngineKind::kCpu) {
+      r.error = "option 'percpu' needs event=cpu (perf events on each CPU; no other engine has them)";
+      return r;
+    }
+    if (walkGiven && o.walk != WalkMode::kCopy) {
+      r.error = "option 'percpu' walks perf's stack copies: it cannot be used with walk=" + std::string(walkModeName(o.walk));
+      return r;
+    }
+    o.walk = WalkMode::kCopy;
+    // A tick in a system call copies from the user sp: the JNI code under it (libjava's
+    // writeBytes, readBytes) holds an 8 KB buffer that an 8k copy cannot see past.
+    if (!stackCopyGiven) o.stackCopyBytes = 16384;
   }
   if (o.walk == WalkMode::kCopy && (!o.cpuEngine || o.engine != EngineKind::kCpu)) {
     r.error = "option 'walk=copy' needs event=cpu (perf copies the stack; no other engine can)";

@@ -74,14 +74,20 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
   switch (options.engine) {
     case EngineKind::kCpu: {
       std::string perfWhy;
-      if (options.walk == WalkMode::kCopy) {  // experimental: no signal, the reader walks perf's stack copies
-        if (!PerfRingEngine::available(options.stackCopyBytes, &perfWhy)) {
+      if (options.perCpu && !PerfRingEngine::available(options.stackCopyBytes, true, &perfWhy)) {
+        logInfo("percpu is not available (%s); using a timer per thread", perfWhy.c_str());
+        options_.perCpu = false;
+        options_.walk = WalkMode::kVm;
+      }
+      if (options_.walk == WalkMode::kCopy) {  // no signal, the reader walks perf's stack copies
+        if (!PerfRingEngine::available(options.stackCopyBytes, false, &perfWhy)) {
           logInfo("walk=copy is not available (%s); using walk=vm", perfWhy.c_str());
           options_.walk = WalkMode::kVm;
         } else if (VmStackWalker::enable(Jvm::jvmti(), Jvm::currentEnv())) {
           return std::make_unique<PerfRingEngine>();
         } else {
           options_.walk = WalkMode::kAgct;  // enable() said why
+          options_.perCpu = false;
         }
       }
       if (PerfEngine::available(&perfWhy)) return std::make_unique<PerfEngine>(sig);

@@ -21,6 +21,7 @@ struct ThreadTimer {
   int fd = -1;
   timer_t timer = nullptr;
   void* ring = nullptr;  // perf: the sample ring, if mapped
+  int tid = 0;           // percpu: the thread, which has neither fd nor ring
   bool armed = false;
 };
 

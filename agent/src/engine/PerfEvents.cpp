@@ -24,6 +24,10 @@ int perfEventOpen(perf_event_attr* attr, int tid) {
   return static_cast<int>(syscall(__NR_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+int perfEventOpenOnCpu(perf_event_attr* attr, int cpu) {
+  return static_cast<int>(syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
 std::string perfOpenError(const char* what, int err) {
   std::string why = std::string(what) + ": " + strerror(err);
   if (err == EACCES || err == EPERM) why += " (see /proc/sys/kernel/perf_event_paranoid)";

@@ -12,6 +12,8 @@ namespace candor {
 perf_event_attr perfCpuClockAttr(long long periodNs);
 // perf_event_open for thread `tid` (0: the caller), close-on-exec; -1 with errno on failure.
 int perfEventOpen(perf_event_attr* attr, int tid);
+// perf_event_open of every thread that runs on `cpu` (pid -1), close-on-exec; -1 with errno.
+int perfEventOpenOnCpu(perf_event_attr* attr, int cpu);
 // "what failed: strerror", with a hint at perf_event_paranoid when permission was refused.
 std::string perfOpenError(const char* what, int err);
 

@@ -19,28 +19,48 @@
 namespace candor {
 
 namespace {
-perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes) {
-  perf_event_attr attr = perfCpuClockAttr(periodNs);  // user space only: only user registers are of use
-  attr.sample_type = kPerfSampleType;
+// percpu: a CPU's ring holds this long of samples at the interval (the reader wakes at a quarter).
+constexpr long long kCpuRingSpanNs = 200'000'000;
+constexpr size_t kMinCpuRecords = 64;
+constexpr size_t kMaxCpuRingBytes = 16 << 20;
+
+perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes, bool perCpu) {
+  // A thread's event counts user space only (all that perf_event_paranoid 2 allows), whose
+  // registers are all that is of use; a CPU's is privileged, and samples the kernel too.
+  perf_event_attr attr = perfCpuClockAttr(periodNs);
+  attr.sample_type = perCpu ? kPerfCpuSampleType : kPerfSampleType;
   attr.sample_regs_user = kPerfRegsMask;
   attr.sample_stack_user = stackBytes;
   attr.use_clockid = 1;  // sample times on the clock of the ring's other producers
   attr.clockid = CLOCK_MONOTONIC;
   attr.watermark = 1;
-  attr.wakeup_watermark = static_cast<__u32>(dataBytes / 2);
+  attr.wakeup_watermark = static_cast<__u32>(dataBytes / (perCpu ? 4 : 2));
+  if (perCpu) {
+    attr.exclude_kernel = 0;
+    attr.exclude_callchain_user = 1;  // the reader walks user space from the copy
+    attr.sample_max_stack = kPerfMaxKernelFrames;
+    attr.exclude_idle = 1;  // the idle task's ticks write nothing
+  }
   return attr;
 }
 }  // namespace
 
-bool PerfRingEngine::available(uint32_t stackBytes, std::string* why) {
-  perf_event_attr attr = sampleAttr(10'000'000, stackBytes, 4096);
-  int fd = perfEventOpen(&attr, 0);
+bool PerfRingEngine::available(uint32_t stackBytes, bool perCpu, std::string* why) {
+  perf_event_attr attr = sampleAttr(10'000'000, stackBytes, 4096, perCpu);
+  int fd = perCpu ? perfEventOpenOnCpu(&attr, 0) : perfEventOpen(&attr, 0);
   if (fd < 0) {
-    *why = perfOpenError("perf_event_open with user registers and stack failed", errno);
+    *why = perfOpenError(perCpu ? "perf_event_open of a CPU-wide event failed" : "perf_event_open with user registers and stack failed", errno);
     return false;
   }
   close(fd);
   return true;
+}
+
+uint64_t PerfRingEngine::sampleType() const { return perCpu_ ? kPerfCpuSampleType : kPerfSampleType; }
+
+std::string PerfRingEngine::kernelTimeReason() const {
+  if (perCpu_) return "percpu: one perf event per CPU counts user and kernel time, with the kernel's callchain";
+  return "walk=copy's events count user space only; the reader counts what they skipped from each sample's CPU time";
 }
 
 size_t PerfRingEngine::pagesFor(size_t bytes, size_t pageSize) {
@@ -51,12 +71,18 @@ size_t PerfRingEngine::pagesFor(size_t bytes, size_t pageSize) {
 
 bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
   stackBytes_ = options.stackCopyBytes;
+  perCpu_ = options.perCpu;
   pageSize_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t record = perfSampleRecordBytes(stackBytes_);
+  size_t record = perfSampleRecordBytes(stackBytes_, sampleType());
   smallPages_ = pagesFor(kSmallRecords * record, pageSize_);
   largePages_ = std::max(smallPages_, pagesFor(std::min(kLargeRecords * record, kMaxLargeBytes), pageSize_));
+  if (perCpu_) {  // sized by rate: kCpuRingSpanNs of one CPU's samples
+    size_t records = std::max<size_t>(kMinCpuRecords, static_cast<size_t>(kCpuRingSpanNs / std::max<long long>(intervalNs_, 1)));
+    smallPages_ = largePages_ = pagesFor(std::min(records * record, kMaxCpuRingBytes), pageSize_);
+  }
   shrunk_ = enlarged_ = 0;
-  if (!available(stackBytes_, why)) return false;
+  covered_.clear();
+  if (!available(stackBytes_, perCpu_, why)) return false;
   epoll_ = epoll_create1(EPOLL_CLOEXEC);
   wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   epoll_event ev = {};
@@ -67,10 +93,39 @@ bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
     stop();
     return false;
   }
+  if (perCpu_ && !openCpuRings(why)) {
+    stop();
+    return false;
+  }
   return true;
 }
 
+bool PerfRingEngine::openCpuRings(std::string* why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  for (int cpu = 0; cpu < cpus; cpu++) {
+    auto ring = std::make_unique<PerfRing>();
+    ring->tid = cpu;
+    std::string cpuWhy;
+    if (!openRing(cpu, smallPages_, ring.get(), &cpuWhy)) {
+      if (errno == ENODEV) continue;  // an offline CPU
+      *why = "CPU " + std::to_string(cpu) + ": " + cpuWhy;
+      return false;
+    }
+    rings_[ring.get()] = std::move(ring);
+  }
+  if (rings_.empty()) *why = "no online CPU to sample";
+  return !rings_.empty();
+}
+
 void PerfRingEngine::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (perCpu_) {  // a thread's ring is unmapped when it is disarmed; a CPU's here
+      for (auto& [key, ring] : rings_) unmapRing(*ring);
+      rings_.clear();
+    }
+  }
   if (wakeFd_ >= 0) close(wakeFd_);
   if (epoll_ >= 0) close(epoll_);
   wakeFd_ = epoll_ = -1;
@@ -80,10 +135,12 @@ bool PerfRingEngine::openRing(int tid, size_t pages, PerfRing* ring, std::string
   // Halved until the locked-memory limit lets it be mapped, down to two samples.
   size_t minPages = pagesFor(2 * perfSampleRecordBytes(stackBytes_), pageSize_);
   for (size_t p = pages; p >= minPages; p /= 2) {
-    perf_event_attr attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_);
-    int fd = perfEventOpen(&attr, tid);
+    perf_event_attr attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_, perCpu_);
+    int fd = perCpu_ ? perfEventOpenOnCpu(&attr, tid) : perfEventOpen(&attr, tid);
     if (fd < 0) {
-      *why = std::string("perf_event_open: ") + strerror(errno);
+      int err = errno;
+      *why = std::string("perf_event_open: ") + strerror(err);
+      errno = err;
       return false;
     }
     size_t bytes = (1 + p) * pageSize_;
@@ -120,6 +177,12 @@ void PerfRingEngine::unmapRing(PerfRing& ring) {
 }
 
 bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
+  if (perCpu_) {  // the CPUs' events see it already: it only joins the threads kept
+    covered_.add(tid);
+    timer->tid = tid;
+    timer->armed = true;
+    return true;
+  }
   auto ring = std::make_unique<PerfRing>();
   ring->tid = tid;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -134,6 +197,15 @@ bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
 void PerfRingEngine::disarmThread(ThreadTimer* timer) {
   if (!timer->armed) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (perCpu_) {  // its last samples are read from every CPU's ring before it leaves the set
+    if (consumer_ != nullptr) {
+      for (auto& [key, ring] : rings_) consumer_->consume(*ring);
+      consumer_->forgetThread(timer->tid);
+    }
+    covered_.remove(timer->tid);
+    timer->armed = false;
+    return;
+  }
   auto it = rings_.find(static_cast<PerfRing*>(timer->ring));
   if (it != rings_.end()) {
     PerfRing& ring = *it->second;

@@ -12,6 +12,14 @@
 // most kMaxLargeBytes), so only busy threads hold much memory and their reader wakes seldom. When
 // mapping fails the ring is halved, down to two samples.
 //
+// percpu: instead of one event per thread, one per CPU (pid -1), so no thread carries a timer:
+// nothing is re-armed when a thread is switched in or out (a trapped timer write in a VM, the
+// fixed cost bench/results/FINDINGS-timer-cost.md measured) and arming a thread is one bit in a
+// set. Needs what system-wide perf needs (perf_event_paranoid <= 0, CAP_PERFMON or root), and
+// so kernel time is sampled, with its callchain. The reader keeps the samples of armed threads
+// (covers) and counts the rest (other processes, threads candor does not sample) as not ours.
+// Idle CPUs write no samples (exclude_idle), yet their timer still fires.
+//
 // Locking: the engine's mutex guards the table of rings. The reader reads rings only through
 // consumeAll (under the mutex); disarmThread lets the consumer read the ring's last samples,
 // then unmaps it, under the same mutex, so no ring is read after it is unmapped.
@@ -22,6 +30,7 @@
 #include <memory>
 #include <mutex>
 
+#include "concurrent/ThreadBitmap.h"
 #include "engine/Engine.h"
 
 struct perf_event_mmap_page;
@@ -44,6 +53,8 @@ class RingConsumer {
   virtual ~RingConsumer() = default;
   // Reads the ring's new samples. Called with the engine's lock held: the ring stays mapped.
   virtual void consume(PerfRing& ring) = 0;
+  // percpu, lock held: thread `tid` was disarmed (its samples read): forget what is kept of it.
+  virtual void forgetThread(int tid) {}
 };
 
 class PerfRingEngine : public Engine {
@@ -57,13 +68,17 @@ class PerfRingEngine : public Engine {
   void stop() override;
   bool armThread(int tid, ThreadTimer* timer, std::string* why) override;
   void disarmThread(ThreadTimer* timer) override;
-  KernelTime kernelTime() const override { return KernelTime::kEstimated; }
-  std::string kernelTimeReason() const override {
-    return "walk=copy's events count user space only; the reader counts what they skipped from each sample's CPU time";
-  }
+  KernelTime kernelTime() const override { return perCpu_ ? KernelTime::kSampled : KernelTime::kEstimated; }
+  std::string kernelTimeReason() const override;
 
-  // Whether perf accepts a sampling event with user registers and stack for our own thread.
-  static bool available(uint32_t stackBytes, std::string* why);
+  // Whether perf accepts a sampling event with user registers and stack for our own thread, or
+  // (perCpu) for every thread on CPU 0.
+  static bool available(uint32_t stackBytes, bool perCpu, std::string* why);
+
+  bool perCpu() const { return perCpu_; }
+  uint64_t sampleType() const;
+  // Reader side, percpu: whether `tid` is an armed thread of this process.
+  bool covers(int tid) const { return covered_.contains_signalSafe(tid); }
 
   // Reader side. The consumer also reads each ring's last samples when its thread is disarmed;
   // set it before threads are armed, clear it after all are disarmed.
@@ -84,9 +99,11 @@ class PerfRingEngine : public Engine {
   bool startEngine(const Options& options, std::string* why) override;
 
  private:
-  // Opens `tid`'s event and maps a ring of at most `pages` data pages into `ring` (fd, page,
-  // mapBytes); false with `why` set.
+  // Opens `tid`'s event (or, percpu, CPU `tid`'s) and maps a ring of at most `pages` data pages
+  // into `ring` (fd, page, mapBytes); false with `why` set.
   bool openRing(int tid, size_t pages, PerfRing* ring, std::string* why);
+  // percpu: a ring on every online CPU.
+  bool openCpuRings(std::string* why);
   static size_t pagesFor(size_t bytes, size_t pageSize);
   // Mutex held: a busy thread's ring replaces its small one (its samples read first).
   void enlarge(PerfRing& ring, RingConsumer& consumer);
@@ -103,6 +120,8 @@ class PerfRingEngine : public Engine {
   int wakeFd_ = -1;
   uint64_t shrunk_ = 0;
   uint64_t enlarged_ = 0;
+  bool perCpu_ = false;
+  ThreadBitmap covered_;  // percpu: the armed threads
 };
 
 }  // namespace candor

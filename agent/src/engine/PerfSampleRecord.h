@@ -1,7 +1,8 @@
 // The records of a walk=copy perf ring (PerfRingEngine): PERF_RECORD_SAMPLE with sample_type
-// TID | TIME | READ | REGS_USER | STACK_USER, and the loop that reads records out of an mmap'ed perf
-// ring, where a record may wrap around the end of the data area. Pure functions of memory, so
-// they are tested without perf (agent/test/PerfSampleRecordTest.cpp).
+// TID | TIME | READ | REGS_USER | STACK_USER (a thread's ring), or TID | TIME | CALLCHAIN |
+// REGS_USER | STACK_USER (a CPU's ring, percpu: kernel time is sampled, with its callchain), and
+// the loop that reads records out of an mmap'ed perf ring, where a record may wrap around the
+// end of the data area. Pure functions of memory, so they are tested without perf (agent/test/PerfSampleRecordTest.cpp).
 #pragma once
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
@@ -25,27 +26,40 @@ constexpr uint64_t kPerfRegsMask = (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG
 // kernel time included: the reader counts from it the ticks the event skipped in the kernel.
 constexpr uint64_t kPerfSampleType =
     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+// percpu: one ring per CPU for every thread that runs there. The event's count is the CPU's time,
+// of no use per thread; the kernel part of the callchain (exclude_callchain_user) is read instead.
+constexpr uint64_t kPerfCpuSampleType =
+    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+// Kernel frames kept per percpu sample: the deepest syscall paths are about 40 frames.
+constexpr uint16_t kPerfMaxKernelFrames = 64;
 // A record's size is a u16: the largest stack copy that fits beside the other fields.
 constexpr uint32_t kPerfMaxStackCopy = 60 * 1024;
 
 struct PerfSample {
   uint32_t pid = 0, tid = 0;
   uint64_t timeNs = 0;
-  uint64_t cpuNs = 0;  // the event's count: the thread's CPU time (user and kernel) at the sample
+  uint64_t cpuNs = 0;  // the event's count (READ): the thread's CPU time (user and kernel) at the sample
+  bool inKernel = false;  // the tick interrupted kernel code (header misc)
+  const uint8_t* callchain = nullptr;  // CALLCHAIN: callchainSize u64 ips (read with memcpy), markers included
+  uint64_t callchainSize = 0;
   bool hasRegs = false;  // false: no user registers (abi NONE), nothing to walk
   uint64_t regs[kPerfRegCount] = {};
   const uint8_t* stack = nullptr;  // what was at [regs[kPerfRegSp], + stackSize) at the sample
   uint64_t stackSize = 0;          // dyn_size: the bytes the kernel could copy
 };
 
-// Parses a PERF_RECORD_SAMPLE of kPerfSampleType / kPerfRegsMask: `record` holds `size`
-// contiguous bytes, header included. False when the record is malformed or cut short.
-bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out);
+// Parses a PERF_RECORD_SAMPLE of `sampleType` (kPerfSampleType or kPerfCpuSampleType) and
+// kPerfRegsMask: `record` holds `size` contiguous bytes, header included. False when the record
+// is malformed or cut short.
+bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out, uint64_t sampleType = kPerfSampleType);
 
-// Bytes of one sample record with a stack copy of `stackBytes`.
-constexpr size_t perfSampleRecordBytes(uint32_t stackBytes) {
-  return sizeof(perf_event_header) + 8 /* pid, tid */ + 8 /* time */ + 8 /* read */ + 8 /* abi */ + 8 * kPerfRegCount +
-         8 /* size */ + stackBytes + 8 /* dyn_size */;
+// Bytes of one sample record of `sampleType` with a stack copy of `stackBytes` (a callchain
+// counted at its longest).
+constexpr size_t perfSampleRecordBytes(uint32_t stackBytes, uint64_t sampleType = kPerfSampleType) {
+  return sizeof(perf_event_header) + 8 /* pid, tid */ + 8 /* time */ +
+         ((sampleType & PERF_SAMPLE_READ) != 0 ? 8 : 0) +
+         ((sampleType & PERF_SAMPLE_CALLCHAIN) != 0 ? 8 * (1 + 2 + kPerfMaxKernelFrames) : 0) + 8 /* abi */ +
+         8 * kPerfRegCount + 8 /* size */ + stackBytes + 8 /* dyn_size */;
 }
 
 // Reads every record written to a perf ring since the last call: fn(header, record bytes), the

@@ -1,6 +1,9 @@
 #include "walk/RingReader.h"
 
 #include <setjmp.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "base/Log.h"
 #include "base/Ordering.h"
@@ -25,6 +28,7 @@ constexpr int kCpu = static_cast<int>(SampleKind::kCpu);
 
 RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine)
     : ring_(ring), counters_(counters), engine_(engine), scratch_(new uint8_t[kScratchBytes]) {
+  pid_ = getpid();
   osthreadOffset_ = Jvm::osThreadOffsets().osthread;
   threadIdOffset_ = Jvm::osThreadOffsets().threadId;
 }
@@ -59,10 +63,11 @@ void RingReader::logSummary() const {
   // The reader's CPU per sample is the part of a sample's cost not paid by the sampled thread.
   logInfo("ring reader: %llu samples read in %llu wakeups (%.1f us CPU each), %llu marked truncated at the stack "
           "copy's end, %llu lost in full rings, %llu throttle events; %llu rings enlarged for busy threads, %llu "
-          "mapped smaller for the locked-memory limit",
+          "mapped smaller for the locked-memory limit%s",
           n(samples_), n(wakeups_), lp(cpuNs_) / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
           n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
-          static_cast<unsigned long long>(engine_.ringsShrunk()));
+          static_cast<unsigned long long>(engine_.ringsShrunk()),
+          engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled").c_str() : "");
 }
 
 void RingReader::consume(PerfRing& ring) {
@@ -91,9 +96,13 @@ void RingReader::consume(PerfRing& ring) {
 void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   addPlain(samples_, 1);
   PerfSample sample;
-  bool parsed = parsePerfSample(record, size, &sample);
+  bool parsed = parsePerfSample(record, size, &sample, engine_.sampleType());
+  if (engine_.perCpu() && parsed && (sample.pid != static_cast<uint32_t>(pid_) || !engine_.covers(static_cast<int>(sample.tid)))) {
+    addPlain(notOurs_, 1);
+    return;
+  }
   // Measured first, so that a full ring drops the estimated ticks with this one, counted.
-  uint64_t unsampled = parsed ? unsampledTicks(ring, sample) : 0;
+  uint64_t unsampled = parsed && !engine_.perCpu() ? unsampledTicks(ring, sample) : 0;
   if (unsampled > 0) addPlain(counters_.estimated, unsampled);
   SampleSlot* slot = claimForTick_signalSafe(ring_, counters_, SampleKind::kCpu);
   if (slot == nullptr) {
@@ -102,7 +111,7 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
     return;
   }
   // Latency -1: there is none to measure, the kernel took the sample at the timer's expiry.
-  fillHeader_signalSafe(slot, parsed ? static_cast<int32_t>(sample.tid) : ring.tid, SampleKind::kCpu,
+  fillHeader_signalSafe(slot, parsed ? static_cast<int32_t>(sample.tid) : (engine_.perCpu() ? 0 : ring.tid), SampleKind::kCpu,
                         ThreadState::kRunning, parsed ? sample.timeNs : 0, -1);
   slot->numFrames = parsed ? walk(ring, sample, slot) : kMalformedSampleCode;
   if (unsampled > 0) {
@@ -138,10 +147,13 @@ int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* s
   bool beyond = false;
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
     StackCopy copy(regs, sample.stack, sample.stackSize);  // fresh per walk: fillFrames may walk twice
-    int32_t c = cFramesOfCopy(&copy, frames, max - 1);
+    int32_t k = kernelFramesOf(sample, frames, max / 2);
+    int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1);
     int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
     beyond = copy.beyond();
-    return walked > 0 ? c + walked : (c > 0 && walked == kNoJavaFrameCode ? c : walked);
+    if (walked > 0) return c + walked;
+    // C frames with no Java caller, or whose callers lie beyond the copy (kept, marked [truncated]).
+    return (c > k && walked == kNoJavaFrameCode) || (c > 0 && beyond) ? c : walked;
   });
   if (n > 0 && beyond) {
     slot->truncated = 1;
@@ -168,10 +180,22 @@ int32_t RingReader::cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int3
   return n;
 }
 
-uintptr_t RingReader::javaThreadOf(PerfRing& ring, const PerfSample& sample) const {
+int32_t RingReader::kernelFramesOf(const PerfSample& sample, ASGCT_CallFrame* frames, int32_t max) {
+  int32_t n = 0;
+  for (uint64_t i = 0; i < sample.callchainSize && n < max; i++) {
+    uint64_t ip;
+    memcpy(&ip, sample.callchain + 8 * i, sizeof ip);
+    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // PERF_CONTEXT_KERNEL and other markers
+    frames[n++] = {kKernelFrameBci, reinterpret_cast<jmethodID>(ip)};
+  }
+  return n;
+}
+
+uintptr_t RingReader::javaThreadOf(PerfRing& ring, const PerfSample& sample) {
+  uintptr_t& known = engine_.perCpu() ? javaThreads_[static_cast<int>(sample.tid)] : ring.javaThread;
   uintptr_t r15 = sample.regs[kPerfRegR15];
-  if (r15 != ring.javaThread && confirmsThread(r15, static_cast<int>(sample.tid))) ring.javaThread = r15;
-  return ring.javaThread;
+  if (r15 != known && confirmsThread(r15, static_cast<int>(sample.tid))) known = r15;
+  return known;
 }
 
 bool RingReader::confirmsThread(uintptr_t candidate, int tid) const {

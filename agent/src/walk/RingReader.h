@@ -10,6 +10,12 @@
 //   PERF_RECORD_LOST    the kernel found the ring full: that many ticks, counted dropped.
 // So ticks = recorded + failures + dropped holds as for the signal engines.
 //
+// percpu: a CPU's ring holds the samples of every thread that ran there. Only those of armed
+// threads of this process are ticks; the others (other processes, threads candor does not
+// sample, candor's own) are counted as not ours and are no tick, as a thread without a timer
+// makes none. A sample that interrupted the kernel carries its kernel callchain, recorded on
+// top of the walked stack.
+//
 // Which JavaThread a sample belongs to: HotSpot keeps it in r15 in generated code. The reader
 // takes r15 once it is confirmed (its OSThread's tid is the sampled tid, read in the crash
 // guard) and remembers it for the ring, for samples in C code, where r15 may be anything.
@@ -18,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <unordered_map>
 
 #include "concurrent/SampleRing.h"
 #include "engine/PerfRingEngine.h"
@@ -40,6 +47,7 @@ class RingReader : public RingConsumer {
   void stop();
 
   void consume(PerfRing& ring) override;
+  void forgetThread(int tid) override { javaThreads_.erase(tid); }
 
   // After stop(): one log line with what the reader did and what it cost.
   void logSummary() const;
@@ -53,13 +61,17 @@ class RingReader : public RingConsumer {
   // C frames of a copied sample (cstack), read from the copy only; moves the copy's start to
   // the Java frame they lead to.
   static int32_t cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max);
-  // The JavaThread of `ring`'s thread: r15 of this sample if confirmed, else the one remembered.
-  uintptr_t javaThreadOf(PerfRing& ring, const PerfSample& sample) const;
+  // The JavaThread of the sampled thread: r15 of this sample if confirmed, else the one
+  // remembered (for the ring's thread, or percpu for the sample's tid).
+  uintptr_t javaThreadOf(PerfRing& ring, const PerfSample& sample);
+  // percpu: the kernel frames of a sample, innermost first.
+  static int32_t kernelFramesOf(const PerfSample& sample, ASGCT_CallFrame* frames, int32_t max);
   bool confirmsThread(uintptr_t candidate, int tid) const;
 
   SampleRing& ring_;
   HandlerCounters& counters_;
   PerfRingEngine& engine_;
+  int pid_ = 0;
   int64_t osthreadOffset_ = -1;  // JavaThread/Thread::_osthread
   int64_t threadIdOffset_ = -1;  // OSThread::_thread_id
   std::unique_ptr<uint8_t[]> scratch_;  // a record that wraps around its ring's end
@@ -71,6 +83,8 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> throttled_{0};
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> cpuNs_{0};
+  std::atomic<uint64_t> notOurs_{0};  // percpu: samples of other processes or of threads not armed
+  std::unordered_map<int, uintptr_t> javaThreads_;  // percpu: tid -> its confirmed JavaThread
 };
 
 }  // namespace candor

@@ -25,34 +25,52 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code walk=copy} (issue 9, stretch, experimental): samples without any signal. perf writes each
  * thread's registers and a copy of the top of its stack into a ring; a reader thread walks the
  * copies with candor's own walker. The known-answer split must come out within 5 points of the
- * ThreadMXBean truth with every tick in one bucket; stacks deeper than the copy are kept as far
+ * ThreadMXBean truth with every tick in one bucket, with a timer per thread or one per CPU
+ * ({@code percpu}); stacks deeper than the copy are kept as far
  * as the copy goes and marked [truncated]; GC- and deopt-heavy workloads at 100 µs do not crash.
  */
 class CopyWalkTest {
 
+    /** Per thread ({@code walk=copy}) and per CPU ({@code percpu}, where perf allows CPU-wide events). */
     static Stream<Arguments> knownAnswerCases() {
-        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, "1ms"), Arguments.of(jdk, "100us")));
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, "1ms", "walk=copy"),
+                Arguments.of(jdk, "100us", "walk=copy"), Arguments.of(jdk, "1ms", "percpu"),
+                Arguments.of(jdk, "100us", "percpu")));
+    }
+
+    static Stream<Arguments> engines() {
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, "walk=copy"), Arguments.of(jdk, "percpu")));
+    }
+
+    /** Skips a percpu case where perf refuses CPU-wide events (the fallback is KernelTimeTest's). */
+    static void assumeEngineRan(String engine, Jvm.Result run) {
+        if (engine.equals("percpu")) {
+            org.junit.jupiter.api.Assumptions.assumeFalse(run.stderr().contains("candor: percpu is not available"),
+                    "perf refuses CPU-wide events here");
+            assertTrue(run.stderr().contains("percpu: one perf event per CPU"), "percpu did not run\n" + run.describe());
+        }
     }
 
     static List<Jdks.Jdk> jdks() {
         return Jdks.all();
     }
 
-    @ParameterizedTest(name = "{0} interval={1}")
+    @ParameterizedTest(name = "{0} interval={1} {2}")
     @MethodSource("knownAnswerCases")
-    void knownAnswerShareIsWithinFivePointsOfTheTruth(Jdks.Jdk jdk, String interval) throws Exception {
+    void knownAnswerShareIsWithinFivePointsOfTheTruth(Jdks.Jdk jdk, String interval, String engine) throws Exception {
         jdk.assumePresent();
-        String name = "walk=copy known-answer " + jdk + " " + interval;
-        Path dir = Build.runDir("copy-walk-ka-" + jdk.label() + "-" + interval);
+        String name = engine + " known-answer " + jdk + " " + interval;
+        Path dir = Build.runDir("copy-walk-ka-" + jdk.label() + "-" + interval + "-" + engine.replace('=', '-'));
         Path collapsedFile = dir.resolve("ka.collapsed");
         Path statsFile = dir.resolve("ka.json");
         Path truthFile = dir.resolve("truth.properties");
         Jvm.Result run = Jvm.of(jdk, dir)
-                .agent("start,event=cpu,interval=" + interval + ",threads,walk=copy,file=" + collapsedFile
+                .agent("start,event=cpu,interval=" + interval + ",threads," + engine + ",file=" + collapsedFile
                         + ",stats=" + statsFile)
                 .main(KnownAnswer.class, truthFile.toString(), "1750", "750")
                 .run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
+        assumeEngineRan(engine, run);
         assertTrue(run.stderr().contains("walk=copy"), name + ": did not run with walk=copy\n" + run.describe());
 
         Properties truth = Profiles.truth(truthFile, run);
@@ -120,24 +138,25 @@ class CopyWalkTest {
         assertTrue(framesPerStack >= 50, name + ": the walk stopped long before the copy's end: " + framesPerStack);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void survivesGcAndDeoptAt100us(Jdks.Jdk jdk) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("engines")
+    void survivesGcAndDeoptAt100us(Jdks.Jdk jdk, String engine) throws Exception {
         jdk.assumePresent();
         record Case(String label, Class<?> main, List<String> jvmArgs) {
         }
         for (Case c : List.of(new Case("deopt", DeoptStorm.class, List.of()),
                 new Case("alloc-g1", AllocStorm.class, List.of("-XX:+UseG1GC")))) {
-            String name = "walk=copy stress " + c.label() + " " + jdk;
-            Path dir = Build.runDir("copy-walk-stress-" + c.label() + "-" + jdk.label());
+            String name = engine + " stress " + c.label() + " " + jdk;
+            Path dir = Build.runDir("copy-walk-stress-" + c.label() + "-" + jdk.label() + "-" + engine.replace('=', '-'));
             Path statsFile = dir.resolve("stats.json");
             Path collapsedFile = dir.resolve("profile.collapsed");
             Jvm.Result run = Jvm.of(jdk, dir)
-                    .agent("start,interval=100us,walk=copy,file=" + collapsedFile + ",stats=" + statsFile)
+                    .agent("start,interval=100us," + engine + ",file=" + collapsedFile + ",stats=" + statsFile)
                     .jvmArg(c.jvmArgs().toArray(String[]::new))
                     .main(c.main(), "4")
                     .run(Duration.ofSeconds(90));
             StressTest.assertSurvived(run, dir, name);
+            assumeEngineRan(engine, run);
             ProfileStats stats = Profiles.stats(statsFile, run);
             Profiles.assertIdentity(stats, name);
             assertTrue(stats.ticks() > 5000, name + ": too few ticks: " + stats.ticks());

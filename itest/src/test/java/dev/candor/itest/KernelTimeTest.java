@@ -30,15 +30,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KernelTimeTest {
 
     static Stream<Arguments> cases() {
-        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, false), Arguments.of(jdk, true)));
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, false, false), Arguments.of(jdk, true, false),
+                Arguments.of(jdk, false, true), Arguments.of(jdk, true, true)));
     }
 
-    @ParameterizedTest(name = "{0} unprivileged={1}")
+    /**
+     * {@code percpu}: one perf event per CPU samples every thread, kernel included, where perf allows
+     * CPU-wide events (root here); unprivileged it falls back to a timer per thread, with one log line.
+     */
+    @ParameterizedTest(name = "{0} unprivileged={1} percpu={2}")
     @MethodSource("cases")
-    void syscallPhaseGetsItsKernelTime(Jdks.Jdk jdk, boolean unprivileged) throws Exception {
+    void syscallPhaseGetsItsKernelTime(Jdks.Jdk jdk, boolean unprivileged, boolean perCpu) throws Exception {
         jdk.assumePresent();
-        String name = "kernel time " + jdk + (unprivileged ? " unprivileged" : " as " + System.getProperty("user.name"));
-        Path dir = Build.runDir("kernel-time-" + jdk.label() + (unprivileged ? "-unprivileged" : ""));
+        String name = "kernel time " + jdk + (unprivileged ? " unprivileged" : " as " + System.getProperty("user.name"))
+                + (perCpu ? " percpu" : "");
+        Path dir = Build.runDir("kernel-time-" + jdk.label() + (unprivileged ? "-unprivileged" : "") + (perCpu ? "-percpu" : ""));
         Path collapsedFile = dir.resolve("k.collapsed");
         Path statsFile = dir.resolve("k.json");
         Path truthFile = dir.resolve("truth.properties");
@@ -46,7 +52,8 @@ class KernelTimeTest {
         if (unprivileged) {
             jvm.unprivileged();
         }
-        Jvm.Result run = jvm.agent("start,interval=1ms,threads,file=" + collapsedFile + ",stats=" + statsFile)
+        Jvm.Result run = jvm.agent("start,interval=1ms,threads," + (perCpu ? "percpu," : "") + "file=" + collapsedFile
+                        + ",stats=" + statsFile)
                 .main(SyscallMix.class, truthFile.toString(), "4").run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
 
@@ -76,6 +83,12 @@ class KernelTimeTest {
                 stats.identityHolds() ? "holds" : "BROKEN"));
         Profiles.assertIdentity(stats, name);
         boolean rootRun = !unprivileged && Jvm.isRoot();
+        if (perCpu) {
+            boolean ran = run.stderr().contains("percpu: one perf event per CPU");
+            boolean fellBack = run.stderr().contains("candor: percpu is not available");
+            assertTrue(rootRun ? ran && !fellBack : fellBack || perfParanoid() <= 0,
+                    name + ": percpu ran " + ran + ", fell back " + fellBack + "\n" + run.describe());
+        }
         if (rootRun) {
             assertEquals("sampled", mode, name + ": root may sample the kernel");
         } else if (perfParanoid() >= 2) {
