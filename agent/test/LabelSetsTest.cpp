@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "concurrent/Clock.h"
 #include "concurrent/ThreadLabels.h"
 
 using namespace candor;
@@ -62,4 +63,28 @@ TEST(LabelSets, TextSplitsBackUnambiguously) {
   EXPECT_EQ("endpoint=/a,span=7", labelText({{"endpoint", "/a"}, {"span", "7"}}));
   EXPECT_EQ("q=a%3Db%2Cc%25", labelText({{"q", "a=b,c%"}}));
   EXPECT_EQ("", labelText({}));
+}
+
+// walk=copy reads a sample long after it was taken: the set at the sample's time, not the current.
+TEST(LabelSets, HistoryGivesTheSetInForceAtASamplesTime) {
+  LabelSets sets;
+  sets.keepHistory(true);
+  uint64_t before = monotonicNs();
+  uint32_t a = sets.enter(401, {{"endpoint", "/a"}});
+  uint64_t inA = monotonicNs();
+  uint32_t b = sets.enter(401, {{"endpoint", "/b"}});
+  uint64_t inB = monotonicNs();
+  sets.enter(401, {});
+  EXPECT_EQ(LabelSets::kNone, sets.idAt(401, before));  // before its first scope
+  EXPECT_EQ(a, sets.idAt(401, inA));
+  EXPECT_EQ(b, sets.idAt(401, inB));
+  EXPECT_EQ(LabelSets::kNone, sets.idAt(401, monotonicNs()));
+  EXPECT_EQ(LabelSets::kNone, sets.idAt(402, inA));  // a thread that never changed: its current set
+  sets.prune();
+  EXPECT_EQ((LabelPairs{{"endpoint", "/b"}}), sets.pairs(b));  // still in the history: kept
+  // More changes than are kept: a sample older than the oldest is unknown, never a wrong set.
+  for (int i = 0; i < static_cast<int>(LabelSets::kMaxChanges) + 5; i++) sets.enter(401, {{"i", std::to_string(i)}});
+  EXPECT_EQ(LabelSets::kUnknown, sets.idAt(401, inA));
+  EXPECT_EQ((LabelPairs{{"candor.labels", "unknown"}}), sets.pairs(LabelSets::kUnknown));
+  sets.forget(401);
 }

@@ -214,11 +214,21 @@ TEST(CopyOptions, WalkCopyAndStackCopy) {
 TEST(CopyOptions, PerCpuImpliesWalkCopy) {
   ParseResult r = parseOptions("start,event=cpu,interval=1ms,percpu");
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_TRUE(r.options.perCpu);
+  EXPECT_EQ(r.options.perCpu, PerCpu::kYes);
   EXPECT_EQ(r.options.walk, WalkMode::kCopy);
   EXPECT_EQ(r.options.stackCopyBytes, 16384u);  // past libjava's 8 KB buffers under a system call
   EXPECT_EQ(parseOptions("percpu,walk=copy,stackcopy=32k").options.stackCopyBytes, 32768u);
-  for (const char* bad : {"event=ctimer,percpu", "event=wall,percpu", "percpu,walk=vm", "percpu,jitter=5", "percpu=yes"}) {
+  EXPECT_EQ(parseOptions("percpu=yes").options.perCpu, PerCpu::kYes);
+  EXPECT_EQ(parseOptions("percpu=no").options.perCpu, PerCpu::kNo);
+  // auto (the default) stays open only where nothing asks for a timer per thread
+  EXPECT_EQ(parseOptions("start,interval=1ms").options.perCpu, PerCpu::kAuto);
+  EXPECT_EQ(parseOptions("start,interval=1ms").options.walk, WalkMode::kVm);  // until the profiler resolves it
+  EXPECT_EQ(parseOptions("event=cpu,wall,alloc").options.perCpu, PerCpu::kAuto);
+  for (const char* perThread : {"walk=vm", "walk=agct", "jitter=5", "signal=SIGPROF", "allthreads", "event=ctimer",
+                                "event=itimer", "event=wall", "percpu=auto,walk=copy"}) {
+    EXPECT_EQ(parseOptions(perThread).options.perCpu, PerCpu::kNo) << perThread;
+  }
+  for (const char* bad : {"event=ctimer,percpu", "event=wall,percpu", "percpu,walk=vm", "percpu,jitter=5", "percpu=maybe"}) {
     ParseResult p = parseOptions(bad);
     EXPECT_FALSE(p.ok) << bad;
     EXPECT_FALSE(p.error.empty()) << bad;
@@ -301,7 +311,7 @@ TEST(PerfRingEngine, PerCpuSamplesThisThreadAndTheKernel) {
   if (!PerfRingEngine::available(8192, true, &why)) GTEST_SKIP() << why;
   Options options;
   options.walk = WalkMode::kCopy;
-  options.perCpu = true;
+  options.perCpu = PerCpu::kYes;
   options.intervalNs = 200'000;
   PerfRingEngine engine;
   ASSERT_TRUE(engine.start(options, &why)) << why;

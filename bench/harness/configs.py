@@ -3,14 +3,18 @@ workloads, and the defaults of each mode. bench/README.md explains every entry; 
 
 A configuration is named by a string (`--configs` takes these names):
   none                      no profiler
-  10ms, 1ms, 100us          candor `event=cpu` at that interval, its default walker
-  <interval>-<walk>         the same with `walk=<walk>` (agct, vm, remote, copy), e.g. 100us-agct
+  10ms, 1ms, 100us          candor `event=cpu` at that interval, its defaults (per-CPU timers where perf allows)
+  <interval>-<walk>         the same with `walk=<walk>` (agct, vm, remote, copy), e.g. 100us-agct, or
+                            -percpu: `percpu` (insists on per-CPU timers), -thread: `percpu=no` (a timer per
+                            thread, the default before per-CPU timers)
   the keys of PEERS         candor's wall sampler, async-profiler, JFR
 """
 
 INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
-WALKS = ("agct", "vm", "remote", "copy")
+WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread")
+# what each non-walk variant adds to the option string
+VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no"}
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
 AP_VERSION = "4.6"
@@ -44,14 +48,15 @@ CONFIG_SETS = {
     "demo": ["none", "10ms", "1ms", "100us", "100us-agct", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-profile",
              "jfr-1ms", "jfr-cputime-1ms"],
     # the thread-heavy workloads run a subset, to keep `make bench` in its time budget
-    "threaded": ["none", "1ms", "100us", "100us-agct", "wall", "ap-cpu-1ms", "ap-cpu-100us-nocs", "jfr-1ms"],
+    "threaded": ["none", "1ms", "1ms-thread", "100us", "100us-thread", "100us-agct", "wall", "ap-cpu-1ms",
+                 "ap-cpu-100us-nocs", "jfr-1ms"],
     # the library workloads: candor at 1 ms beside the equal-work async-profiler config
     "lib": ["none", "1ms", "1ms-agct", "ap-cpu-1ms-nocs"],
     # the memory phase (issue 7: agent memory of a 1-minute 1 ms recording of the library workloads)
     "memory": ["none", "1ms", "ap-cpu-1ms-nocs", "jfr-1ms"],
     # the server phase (issue 14): the Jetty workload under paced wrk load; ap-cpu-1ms is the reference profile
-    "server": ["none", "1ms", "100us", "ap-cpu-1ms", "ap-cpu-1ms-nocs", "ap-cpu-100us-nocs", "jfr-profile",
-               "jfr-cputime-1ms"],
+    "server": ["none", "1ms", "1ms-thread", "100us", "100us-thread", "ap-cpu-1ms", "ap-cpu-1ms-nocs",
+               "ap-cpu-100us-nocs", "jfr-profile", "jfr-cputime-1ms"],
 }
 
 # The server phase: async-profiler's default profile at 1 ms is what every other profile is compared with;
@@ -147,5 +152,5 @@ def config_label(cfg):
         return "no profiler"
     if candor_interval(cfg):
         walk = candor_walk(cfg)
-        return "candor cpu %s%s" % (candor_interval(cfg), " walk=" + walk if walk else "")
+        return "candor cpu %s%s" % (candor_interval(cfg), " " + VARIANT_OPTIONS.get(walk, "walk=" + str(walk)) if walk else "")
     return PEERS.get(cfg, {}).get("label", cfg)

@@ -135,8 +135,9 @@ class Profilers:
 
     def candor_options(self, cfg, collapsed, stats):
         opts = "start,event=cpu,interval=%s,file=%s,stats=%s,quiet" % (configs.candor_interval(cfg), collapsed, stats)
-        if configs.candor_walk(cfg):
-            opts += ",walk=" + configs.candor_walk(cfg)
+        walk = configs.candor_walk(cfg)
+        if walk:
+            opts += "," + configs.VARIANT_OPTIONS.get(walk, "walk=" + walk)
         return opts
 
     def args(self, cfg, base, collapsed=None, stats=None):

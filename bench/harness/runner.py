@@ -121,8 +121,13 @@ class Bench:
         want = INTERVALS[candor_interval(r["config"])]
         if s.get("interval_ns") != want:
             self.anomaly("%s: interval_ns %r, expected %d" % (what, s.get("interval_ns"), want))
-        if candor_walk(r["config"]) and s.get("walker") != candor_walk(r["config"]):
-            self.anomaly("%s: walker %r, expected %s" % (what, s.get("walker"), candor_walk(r["config"])))
+        walk = candor_walk(r["config"])
+        if walk == "percpu" and (s.get("walker"), s.get("timers")) != ("copy", "per-cpu"):
+            self.anomaly("%s: walker %r, timers %r, expected copy, per-cpu" % (what, s.get("walker"), s.get("timers")))
+        elif walk == "thread" and s.get("timers") != "per-thread":
+            self.anomaly("%s: timers %r, expected per-thread" % (what, s.get("timers")))
+        elif walk and walk not in ("percpu", "thread") and s.get("walker") != walk:
+            self.anomaly("%s: walker %r, expected %s" % (what, s.get("walker"), walk))
         req, got = s.get("requested_per_cpu_second"), s.get("samples_per_cpu_second")
         tol = targets.RATE_TOLERANCE
         # (short runs are exempt: every thread loses up to one interval of CPU that never elapses; the server's

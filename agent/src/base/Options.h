@@ -19,6 +19,10 @@ const char* walkModeName(WalkMode w);
 // How C/C++ frames (libc, JNI libraries, libjvm) above the Java stack are walked: DWARF call-frame
 // information (with frame pointers where a function has none), frame pointers alone, or not.
 enum class CStackMode { kDwarf, kFp, kNo };
+enum class PerCpu { kAuto, kYes, kNo };
+// percpu's stack copy by default: a tick in a system call copies from the user sp, and the JNI
+// code under it (libjava's writeBytes, readBytes) holds an 8 KB buffer an 8k copy cannot see past.
+constexpr uint32_t kPerCpuStackCopy = 16384;
 const char* cstackModeName(CStackMode m);
 
 const char* engineName(EngineKind e);
@@ -61,7 +65,9 @@ struct Options {
   CStackMode cstack = CStackMode::kDwarf;  // glibc has no frame pointers: only DWARF walks out of it
   uint32_t ringSize = 1024;
   uint32_t stackCopyBytes = 8192;        // walk=copy: bytes of the user stack perf copies per sample
-  bool perCpu = false;                   // percpu: walk=copy from one perf event per CPU, none per thread
+  // percpu: walk=copy from one perf event per CPU, none per thread. kAuto: where perf allows
+  // CPU-wide events and nothing asked for a signal engine (Profiler resolves it to kYes or kNo).
+  PerCpu perCpu = PerCpu::kAuto;
   std::string title = "candor profile";
   std::string replyFile;   // where an attached agent writes its one-line answer (for tools)
   int64_t loopNs = 0;      // JFR: start a new file every loopNs (0: one file)

@@ -53,9 +53,10 @@ const OptionSpec kSpecs[] = {
                    "copy (default vm)"},
     {"cstack", true, "dwarf | fp | no: how C/C++ frames (libc, JNI libraries, libjvm) are walked: DWARF unwind tables "
                      "(default; glibc has no frame pointers), frame pointers only, or not at all"},
-    {"percpu", false, "event=cpu: one perf timer per CPU instead of one per thread: nothing to re-arm when threads "
-                      "switch, no signal (walk=copy), kernel time sampled; needs perf_event_paranoid <= 0, "
-                      "CAP_PERFMON or root, else falls back to a timer per thread"},
+    {"percpu", true, "yes | no | auto (bare: yes): event=cpu from one perf timer per CPU instead of one per thread: "
+                     "nothing to re-arm when threads switch, no signal (walk=copy), kernel time sampled; needs "
+                     "perf_event_paranoid <= 0, CAP_PERFMON or root. auto (default): where perf allows it and no "
+                     "walk=, jitter=, signal= or allthreads asks for a timer per thread"},
     {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, with percpu 16k; at most 60k); deeper "
                         "frames are cut and marked [truncated]"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
@@ -224,6 +225,10 @@ ParseResult parseOptions(const char* text) {
         return r;
       }
       o.threadFilter = value;
+      continue;
+    }
+    if (name == "percpu" && eq == std::string::npos) {
+      o.perCpu = PerCpu::kYes;
       continue;
     }
     if ((name == "alloc" || name == "lock") && eq == std::string::npos) {  // bare, or event=cpu,alloc: the default
@@ -403,12 +408,16 @@ ParseResult parseOptions(const char* text) {
     } else if (name == "service") {
       if (value.empty() || value.find_first_of("{}=,\"") != std::string::npos) return bad("a name without {}=,\"");
       o.service = value;
+    } else if (name == "percpu") {
+      if (value == "yes") o.perCpu = PerCpu::kYes;
+      else if (value == "no") o.perCpu = PerCpu::kNo;
+      else if (value == "auto") o.perCpu = PerCpu::kAuto;
+      else return bad("yes, no or auto");
     } else if (name == "reply") {
       if (value.empty()) return bad("a path");
       o.replyFile = value;
     } else if (name == "title") o.title = value;
     else if (name == "allthreads") o.allThreads = true;
-    else if (name == "percpu") o.perCpu = true;
     else if (name == "threads") o.threads = true;
     else if (name == "lines") o.lines = true;
     else if (name == "quiet") o.quiet = true;
@@ -432,7 +441,13 @@ ParseResult parseOptions(const char* text) {
     r.error = "give at most one of start, stop, dump, status, help, version";
     return r;
   }
-  if (o.perCpu) {
+  // percpu=auto: only where nothing asks for what needs a signal per thread (a walker, jitter, a
+  // signal, the C stacks of JVM threads) or another engine.
+  if (o.perCpu == PerCpu::kAuto && (!o.cpuEngine || o.engine != EngineKind::kCpu || walkGiven || o.jitterPct != 0 ||
+                                    o.signal != 0 || o.allThreads)) {
+    o.perCpu = PerCpu::kNo;
+  }
+  if (o.perCpu == PerCpu::kYes) {
     if (!o.cpuEngine || o.engine != EngineKind::kCpu) {
       r.error = "option 'percpu' needs event=cpu (perf events on each CPU; no other engine has them)";
       return r;
@@ -442,9 +457,7 @@ ParseResult parseOptions(const char* text) {
       return r;
     }
     o.walk = WalkMode::kCopy;
-    // A tick in a system call copies from the user sp: the JNI code under it (libjava's
-    // writeBytes, readBytes) holds an 8 KB buffer that an 8k copy cannot see past.
-    if (!stackCopyGiven) o.stackCopyBytes = 16384;
+    if (!stackCopyGiven) o.stackCopyBytes = kPerCpuStackCopy;
   }
   if (o.walk == WalkMode::kCopy && (!o.cpuEngine || o.engine != EngineKind::kCpu)) {
     r.error = "option 'walk=copy' needs event=cpu (perf copies the stack; no other engine can)";

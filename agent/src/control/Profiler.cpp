@@ -74,10 +74,18 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
   switch (options.engine) {
     case EngineKind::kCpu: {
       std::string perfWhy;
-      if (options.perCpu && !PerfRingEngine::available(options.stackCopyBytes, true, &perfWhy)) {
-        logInfo("percpu is not available (%s); using a timer per thread", perfWhy.c_str());
-        options_.perCpu = false;
-        options_.walk = WalkMode::kVm;
+      if (options.perCpu != PerCpu::kNo) {  // auto: walk, stackcopy and jitter were not given
+        uint32_t copyBytes = options.perCpu == PerCpu::kAuto ? kPerCpuStackCopy : options.stackCopyBytes;
+        if (PerfRingEngine::available(copyBytes, true, &perfWhy)) {
+          options_.perCpu = PerCpu::kYes;
+          options_.walk = WalkMode::kCopy;
+          options_.stackCopyBytes = copyBytes;
+        } else {
+          logInfo("%s (%s); using a timer per thread",
+                  options.perCpu == PerCpu::kYes ? "percpu is not available" : "no per-CPU timers", perfWhy.c_str());
+          if (options.perCpu == PerCpu::kYes) options_.walk = WalkMode::kVm;
+          options_.perCpu = PerCpu::kNo;
+        }
       }
       if (options_.walk == WalkMode::kCopy) {  // no signal, the reader walks perf's stack copies
         if (!PerfRingEngine::available(options.stackCopyBytes, false, &perfWhy)) {
@@ -87,7 +95,7 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
           return std::make_unique<PerfRingEngine>();
         } else {
           options_.walk = WalkMode::kAgct;  // enable() said why
-          options_.perCpu = false;
+          options_.perCpu = PerCpu::kNo;
         }
       }
       if (PerfEngine::available(&perfWhy)) return std::make_unique<PerfEngine>(sig);
@@ -257,8 +265,9 @@ bool Profiler::start(const Options& options, std::string* why) {
     });
   }
   jvmtiWalker_ = std::make_unique<JvmtiWalker>(*ring_, counters_);
+  labels_.keepHistory(options_.walk == WalkMode::kCopy);  // the reader reads each thread's set at its sample's time
   if (options_.walk == WalkMode::kCopy) {  // before any thread is armed: it reads their last samples
-    ringReader_ = std::make_unique<RingReader>(*ring_, counters_, static_cast<PerfRingEngine&>(*engine_));
+    ringReader_ = std::make_unique<RingReader>(*ring_, counters_, static_cast<PerfRingEngine&>(*engine_), labels_);
     ringReader_->start();
     undo.push([this] {
       ringReader_->stop();
@@ -319,11 +328,17 @@ bool Profiler::start(const Options& options, std::string* why) {
                               : "";
   std::string alloc = options_.alloc ? " alloc=" + std::to_string(options_.allocIntervalBytes) + "B" : "";
   if (options_.lock) alloc += " lock=" + std::to_string(options_.lockThresholdNs) + "ns";
-  logInfo("profiling started: event=%s interval=%lldns%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
+  logInfo("profiling started: event=%s interval=%lldns%s%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs), alloc.c_str(),
-          engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
+          engine_ ? (std::string(" timers=") + timersName()).c_str() : "", engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
           walkModeName(options_.walk), cstackModeName(options_.cstack), kernel.c_str(), registry_.armedCount());
   return true;
+}
+
+const char* Profiler::timersName() const {
+  if (!engine_) return "none";
+  if (!engine_->perThread()) return "process";
+  return options_.perCpu == PerCpu::kYes ? "per-cpu" : "per-thread";
 }
 
 void Profiler::armLiveJavaThreads(JNIEnv* env) {
@@ -530,11 +545,12 @@ std::string Profiler::status() {
   if (!running_) return "idle";
   std::lock_guard<std::mutex> storeLock(storeMutex_);
   drainLocked();
+  int shownSignal = engine_ && engine_->signal() != 0 ? engine_->signal() : wallSignal_;
   char buf[512];
   snprintf(buf, sizeof buf,
-           "running event=%s signal=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
+           "running event=%s signal=%s timers=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
            "failed=%llu dropped=%llu",
-           eventsName(options_).c_str(), signalName(engine_ ? engine_->signal() : wallSignal_),
+           eventsName(options_).c_str(), shownSignal != 0 ? signalName(shownSignal) : "none", timersName(),
            static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
            (clockNs(CLOCK_MONOTONIC) - startWallNs_) / 1e9, registry_.armedCount(),
            static_cast<unsigned long long>(counters_.totalTicks()),
@@ -638,6 +654,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
   totals.durationNs = endWallNs_ - base_.wallNs;
   totals.processCpuNs = endCpuNs_ - base_.cpuNs;
   totals.signal = engine_ ? engine_->signal() : 0;
+  totals.timers = timersName();
   if (engine_) totals.kernel = {kernelTimeName(engine_->kernelTime()), engine_->kernelTimeReason()};
   totals.wallSignal = wallSignal_;
   totals.depth.limit = options_.depth;

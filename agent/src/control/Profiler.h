@@ -63,6 +63,8 @@ class Profiler {
   bool checkOutputs(const Options& options, std::string* why);
   std::vector<std::string> outputPaths() const;  // the session's files, stats last
   void armLiveJavaThreads(JNIEnv* env);
+  // The CPU engine's timers, as the start line and status name them: per-thread, per-cpu, process.
+  const char* timersName() const;
   bool drainStep();         // writer thread: ring → store, resolve new methods; true if busy
   uint64_t drainLocked();
   void writeOutputs(bool final, const std::vector<std::string>& paths);

@@ -11,7 +11,10 @@ std::string engineDescription(const Options& o) {
   std::string d;
   if (o.cpuEngine) {
     switch (o.engine) {
-      case EngineKind::kCpu: d = "perf_events CPU clock per thread"; break;
+      case EngineKind::kCpu:
+        d = o.perCpu == PerCpu::kYes ? "perf_events CPU clock per CPU (percpu), stacks copied by the kernel"
+                     : "perf_events CPU clock per thread";
+        break;
       case EngineKind::kCtimer: d = "timer_create(CLOCK_THREAD_CPUTIME_ID) per thread"; break;
       case EngineKind::kItimer: d = "setitimer(ITIMER_PROF), process-wide"; break;
     }
@@ -67,6 +70,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
   r.resourceLabels = options.pushLabels;
   r.engine = eventsName(options);
   r.walker = walkModeName(options.walk);
+  r.timers = totals.timers;
   r.engineDescription = engineDescription(options);
   int shownSignal = totals.signal != 0 ? totals.signal : totals.wallSignal;
   r.signal = shownSignal != 0 ? signalName(shownSignal) : "none";

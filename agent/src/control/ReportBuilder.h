@@ -24,6 +24,7 @@ struct SessionTotals {
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   int signal = 0;      // the CPU engine's, 0 without one
+  std::string timers = "none";  // the CPU engine's timers: per-thread, per-cpu or process
   int wallSignal = 0;  // 0 without a wall sampler
   bool hasSampler = false;
   SamplerStats sampler;

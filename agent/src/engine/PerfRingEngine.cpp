@@ -19,10 +19,13 @@
 namespace candor {
 
 namespace {
-// percpu: a CPU's ring holds this long of samples at the interval (the reader wakes at a quarter).
+// percpu: a CPU's ring holds this long of samples at the interval (the reader wakes at a quarter),
+// at most kMaxCpuRingBytes, and all CPUs' rings together at most kMaxCpuRingsBytes of locked
+// memory (a large machine gets shorter rings and a reader that wakes more often).
 constexpr long long kCpuRingSpanNs = 200'000'000;
 constexpr size_t kMinCpuRecords = 64;
 constexpr size_t kMaxCpuRingBytes = 16 << 20;
+constexpr size_t kMaxCpuRingsBytes = 64 << 20;
 
 perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes, bool perCpu) {
   // A thread's event counts user space only (all that perf_event_paranoid 2 allows), whose
@@ -71,14 +74,16 @@ size_t PerfRingEngine::pagesFor(size_t bytes, size_t pageSize) {
 
 bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
   stackBytes_ = options.stackCopyBytes;
-  perCpu_ = options.perCpu;
+  perCpu_ = options.perCpu == PerCpu::kYes;
   pageSize_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t record = perfSampleRecordBytes(stackBytes_, sampleType());
   smallPages_ = pagesFor(kSmallRecords * record, pageSize_);
   largePages_ = std::max(smallPages_, pagesFor(std::min(kLargeRecords * record, kMaxLargeBytes), pageSize_));
   if (perCpu_) {  // sized by rate: kCpuRingSpanNs of one CPU's samples
-    size_t records = std::max<size_t>(kMinCpuRecords, static_cast<size_t>(kCpuRingSpanNs / std::max<long long>(intervalNs_, 1)));
-    smallPages_ = largePages_ = pagesFor(std::min(records * record, kMaxCpuRingBytes), pageSize_);
+    size_t records = static_cast<size_t>(kCpuRingSpanNs / std::max<long long>(intervalNs_, 1));
+    size_t cpus = static_cast<size_t>(std::max(1L, sysconf(_SC_NPROCESSORS_CONF)));
+    size_t bytes = std::min({records * record, kMaxCpuRingBytes, kMaxCpuRingsBytes / cpus});
+    smallPages_ = largePages_ = pagesFor(std::max(bytes, kMinCpuRecords * record), pageSize_);
   }
   shrunk_ = enlarged_ = 0;
   covered_.clear();

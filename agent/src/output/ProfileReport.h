@@ -212,6 +212,7 @@ struct ProfileReport {
   std::string engine;
   std::string engineDescription;
   std::string walker = "agct";  // who walked the stacks in the handler: agct or vm
+  std::string timers = "none";  // the CPU engine's timers: per-thread, per-cpu (percpu) or process
   std::string signal;
   int signalNumber = 0;
   int64_t intervalNs = 0;

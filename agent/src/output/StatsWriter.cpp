@@ -54,6 +54,7 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   field(out, "engine", str(r.engine));
   field(out, "signal", str(r.signal));
   field(out, "walker", str(r.walker));
+  field(out, "timers", str(r.timers));
   field(out, "signal_number", num(r.signalNumber));
   field(out, "interval_ns", num(r.intervalNs));
   field(out, "jitter_pct", num(r.jitterPct));

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "concurrent/Clock.h"
 #include "concurrent/ThreadLabels.h"
 
 namespace candor {
@@ -10,6 +11,11 @@ namespace {
 
 const LabelPairs& overflowPairs() {
   static const LabelPairs pairs{{"candor.labels", "overflow"}};
+  return pairs;
+}
+
+const LabelPairs& unknownPairs() {
+  static const LabelPairs pairs{{"candor.labels", "unknown"}};
   return pairs;
 }
 
@@ -42,7 +48,7 @@ uint32_t LabelSets::enter(int tid, LabelPairs pairs) {
     auto it = ids_.find(pairs);
     if (it != ids_.end()) {
       id = it->second;
-    } else if (ids_.size() >= maxSets_ || nextId_ == kOverflow) {
+    } else if (ids_.size() >= maxSets_ || nextId_ >= kUnknown) {
       id = kOverflow;
       refused_++;
     } else {
@@ -55,6 +61,7 @@ uint32_t LabelSets::enter(int tid, LabelPairs pairs) {
   if (id == kNone) current_.erase(tid);
   else current_[tid] = id;
   ThreadLabels::process().set(tid, id);
+  noteChangeLocked(tid, id);
   return id;
 }
 
@@ -62,10 +69,41 @@ void LabelSets::forget(int tid) {
   std::lock_guard<std::mutex> lock(mutex_);
   current_.erase(tid);
   ThreadLabels::process().set(tid, kNone);
+  noteChangeLocked(tid, kNone);
+}
+
+void LabelSets::keepHistory(bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  keepHistory_ = on;
+  history_.clear();
+}
+
+void LabelSets::noteChangeLocked(int tid, uint32_t id) {
+  if (!keepHistory_) return;
+  uint64_t now = monotonicNs();
+  History& h = history_[tid];
+  h.changes.push_back({now, id});
+  // Keep the change in force kHistoryNs ago (the first one at most that old is the oldest kept).
+  while (h.changes.size() > kMaxChanges || (h.changes.size() > 1 && h.changes[1].timeNs + kHistoryNs < now)) {
+    h.changes.pop_front();
+    h.cut = true;
+  }
+}
+
+uint32_t LabelSets::idAt(int tid, uint64_t timeNs) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = history_.find(tid);
+  if (it == history_.end()) return ThreadLabels::process().of_signalSafe(tid);  // never changed
+  const std::deque<Change>& changes = it->second.changes;
+  for (auto c = changes.rbegin(); c != changes.rend(); ++c) {
+    if (c->timeNs <= timeNs) return c->id;
+  }
+  return it->second.cut ? kUnknown : kNone;  // before its first scope
 }
 
 const LabelPairs* LabelSets::findLocked(uint32_t id) const {
   if (id == kOverflow) return &overflowPairs();
+  if (id == kUnknown) return &unknownPairs();
   auto it = byId_.find(id);
   return it != byId_.end() ? it->second : nullptr;
 }
@@ -90,6 +128,20 @@ void LabelSets::prune() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::unordered_set<uint32_t> inUse;
   for (const auto& [tid, id] : current_) inUse.insert(id);
+  // A thread's history holds the sets of samples the copy reader has yet to read: keep those
+  // seen in the last kHistoryNs; forget the history of threads long out of every scope.
+  uint64_t now = monotonicNs();
+  for (auto h = history_.begin(); h != history_.end();) {
+    const Change& last = h->second.changes.back();
+    if (last.id == kNone && last.timeNs + kHistoryNs < now) {
+      h = history_.erase(h);
+      continue;
+    }
+    for (const Change& c : h->second.changes) {
+      if (c.timeNs + kHistoryNs >= now) inUse.insert(c.id);
+    }
+    ++h;
+  }
   for (auto it = ids_.begin(); it != ids_.end();) {
     if (inUse.count(it->second) != 0) {
       ++it;

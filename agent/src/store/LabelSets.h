@@ -8,8 +8,15 @@
 // writer calls prune() as an interval starts: sets no thread is in any more are forgotten (their
 // samples were written with the previous interval), so per-request values such as trace ids do
 // not pile up over days. Ids are never reused: a forgotten id resolves to no labels.
+//
+// History (walk=copy, percpu): the reader walks a sample up to a few hundred ms after it was
+// taken, when the thread may be in another scope; it asks idAt(tid, sample time) instead of the
+// thread's current id. Each thread's last kMaxChanges changes of the last kHistoryNs are kept,
+// with their CLOCK_MONOTONIC time; a sample older than what is kept gets kUnknown
+// (candor.labels=unknown), never a wrong set.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,7 +37,10 @@ class LabelSets {
  public:
   static constexpr uint32_t kNone = 0;
   static constexpr uint32_t kOverflow = UINT32_MAX;
+  static constexpr uint32_t kUnknown = UINT32_MAX - 1;
   static constexpr size_t kDefaultMaxSets = 65536;
+  static constexpr size_t kMaxChanges = 64;
+  static constexpr uint64_t kHistoryNs = 2'000'000'000;
 
   explicit LabelSets(size_t maxSets = kDefaultMaxSets) : maxSets_(maxSets) {}
 
@@ -39,6 +49,12 @@ class LabelSets {
   uint32_t enter(int tid, LabelPairs pairs);
   // Thread `tid` ended: it is in no set, and a new thread with its tid starts without labels.
   void forget(int tid);
+  // walk=copy: keep each thread's recent changes for idAt (off by default: it costs a clock read
+  // and a few bytes per scope).
+  void keepHistory(bool on);
+  // The id `tid` was in at `timeNs` (CLOCK_MONOTONIC), from the kept history; kUnknown when the
+  // history no longer reaches back that far.
+  uint32_t idAt(int tid, uint64_t timeNs) const;
 
   // The pairs of an id: empty for kNone or a forgotten id.
   LabelPairs pairs(uint32_t id) const;
@@ -52,6 +68,16 @@ class LabelSets {
 
  private:
   const LabelPairs* findLocked(uint32_t id) const;  // the set of an id (overflow included), or nullptr
+  void noteChangeLocked(int tid, uint32_t id);
+
+  struct Change {
+    uint64_t timeNs;
+    uint32_t id;
+  };
+  struct History {
+    std::deque<Change> changes;
+    bool cut = false;  // older changes were dropped: before the first one kept, the id is unknown
+  };
 
   mutable std::mutex mutex_;
   size_t maxSets_;
@@ -59,6 +85,8 @@ class LabelSets {
   std::map<LabelPairs, uint32_t> ids_;
   std::unordered_map<uint32_t, const LabelPairs*> byId_;  // points into ids_'s keys
   std::unordered_map<int, uint32_t> current_;           // tid -> the id it is in (non-zero only)
+  bool keepHistory_ = false;
+  std::unordered_map<int, History> history_;  // tid -> its recent changes (keepHistory_)
   uint64_t refused_ = 0;
 };
 

@@ -26,8 +26,8 @@ constexpr size_t kScratchBytes = 64 * 1024;  // a record's size is a u16
 constexpr int kCpu = static_cast<int>(SampleKind::kCpu);
 }  // namespace
 
-RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine)
-    : ring_(ring), counters_(counters), engine_(engine), scratch_(new uint8_t[kScratchBytes]) {
+RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, const LabelSets& labels)
+    : ring_(ring), counters_(counters), engine_(engine), labels_(labels), scratch_(new uint8_t[kScratchBytes]) {
   pid_ = getpid();
   osthreadOffset_ = Jvm::osThreadOffsets().osthread;
   threadIdOffset_ = Jvm::osThreadOffsets().threadId;
@@ -113,6 +113,8 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   // Latency -1: there is none to measure, the kernel took the sample at the timer's expiry.
   fillHeader_signalSafe(slot, parsed ? static_cast<int32_t>(sample.tid) : (engine_.perCpu() ? 0 : ring.tid), SampleKind::kCpu,
                         ThreadState::kRunning, parsed ? sample.timeNs : 0, -1);
+  // The thread may have changed scope since the sample: its set at the sample's time.
+  if (parsed) slot->labels = labels_.idAt(static_cast<int>(sample.tid), sample.timeNs);
   slot->numFrames = parsed ? walk(ring, sample, slot) : kMalformedSampleCode;
   if (unsampled > 0) {
     recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),

@@ -30,6 +30,7 @@
 #include "engine/PerfRingEngine.h"
 #include "engine/PerfSampleRecord.h"
 #include "walk/vm/StackCopy.h"
+#include "store/LabelSets.h"
 #include "store/SampleAccounting.h"
 
 namespace candor {
@@ -38,7 +39,8 @@ class RingReader : public RingConsumer {
  public:
   static constexpr int kTimeoutMs = 50;  // the longest a sample waits in a ring that is not half full
 
-  RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine);
+  // `labels`: the label sets, whose history gives the set a thread was in when perf took its sample.
+  RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, const LabelSets& labels);
   ~RingReader() override { stop(); }
 
   // Registers with the engine and starts the thread; call before threads are armed.
@@ -71,6 +73,7 @@ class RingReader : public RingConsumer {
   SampleRing& ring_;
   HandlerCounters& counters_;
   PerfRingEngine& engine_;
+  const LabelSets& labels_;
   int pid_ = 0;
   int64_t osthreadOffset_ = -1;  // JavaThread/Thread::_osthread
   int64_t threadIdOffset_ = -1;  // OSThread::_thread_id

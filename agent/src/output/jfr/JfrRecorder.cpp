@@ -41,7 +41,7 @@ std::string optionsText(const Options& o) {
   }
   if (o.jitterPct > 0) s += ",jitter=" + std::to_string(o.jitterPct);
   if (o.allThreads) s += ",allthreads";
-  if (o.perCpu) s += ",percpu";
+  if (o.perCpu == PerCpu::kYes) s += ",percpu";
   if (o.threads || o.states) s += std::string(",split=") + (o.threads ? "thread" : "") + (o.threads && o.states ? "+" : "") + (o.states ? "state" : "");
   if (!o.threadFilter.empty()) s += ",threads=" + o.threadFilter;
   for (size_t i = 0; i < o.tidFilter.size(); i++) s += (i == 0 ? ",tid=" : ":") + std::to_string(o.tidFilter[i]);

@@ -230,7 +230,7 @@ class OwnWalkerTest {
         Path collapsedFile = dir.resolve("deep.collapsed");
         Path statsFile = dir.resolve("deep.json");
         Jvm.Result run = Jvm.of(jdk, dir)
-                .agent("start,event=cpu,interval=100us,threads,file=" + collapsedFile + ",stats=" + statsFile)
+                .agent("start,event=cpu,interval=100us,walk=vm,threads,file=" + collapsedFile + ",stats=" + statsFile)
                 .main(DeepStack.class, "40000", "3")
                 .run(Duration.ofSeconds(120));
         assertEquals(0, run.exitCode(), run.describe());

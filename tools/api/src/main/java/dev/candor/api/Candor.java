@@ -100,7 +100,7 @@ public final class Candor {
 
     /**
      * The profiler's state in one line: {@code idle}, or {@code running event=cpu signal=SIGVTALRM
-     * interval_ns=... seconds=... threads=... ticks=... recorded=... failed=... dropped=...}.
+     * timers=per-thread interval_ns=... seconds=... threads=... ticks=... recorded=... failed=... dropped=...}.
      */
     public static String status() {
         return execute("status");
