@@ -60,6 +60,8 @@ def parse_args():
     ap.add_argument("--cpu-args", default="", help="arguments of the cpu workload, e.g. '--rounds 48'")
     ap.add_argument("--no-demo", action="store_true", help="skip the demo workload")
     ap.add_argument("--no-threaded", action="store_true", help="skip the server, shortthreads and deepstack workloads")
+    ap.add_argument("--workloads", help="comma-separated workloads of the overhead loop to run, e.g. server,shortthreads "
+                    "(default: every one the other options leave in)")
     ap.add_argument("--no-lib", action="store_true", help="skip the library workloads (%s) in the overhead loop" %
                     ", ".join(configs.LIB_WORKLOADS))
     ap.add_argument("--lib-args", action="append", default=[], metavar="NAME=ARGS",

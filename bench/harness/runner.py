@@ -282,7 +282,7 @@ class Bench:
         left_out = {"demo": a.quick or a.no_demo, "threaded": a.quick or a.no_threaded, "lib": a.quick or a.no_lib}
         out = []
         for w in configs.WORKLOADS:
-            if left_out.get(w["group"]):
+            if left_out.get(w["group"]) or (a.workloads and w["name"] not in a.workloads.split(",")):
                 continue
             if w["group"] == "demo" and not os.path.exists(demo_jar):
                 self.anomaly("no demo jar at %s: the demo workload was skipped" % demo_jar)

@@ -22,6 +22,7 @@ struct ThreadTimer {
   timer_t timer = nullptr;
   void* ring = nullptr;  // perf: the sample ring, if mapped
   int tid = 0;           // percpu: the thread, which has neither fd nor ring
+  uintptr_t javaThread = 0;  // walk=copy: the thread's JavaThread when the registry knows it (0: not)
   bool armed = false;
 };
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "base/Ordering.h"
+#include "concurrent/Clock.h"
 #include "engine/PerfEvents.h"
 #include "engine/PerfSampleRecord.h"
 
@@ -73,6 +74,10 @@ size_t PerfRingEngine::pagesFor(size_t bytes, size_t pageSize) {
 }
 
 bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    covered_.clear();
+  }
   stackBytes_ = options.stackCopyBytes;
   perCpu_ = options.perCpu == PerCpu::kYes;
   pageSize_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -86,7 +91,6 @@ bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
     smallPages_ = largePages_ = pagesFor(std::max(bytes, kMinCpuRecords * record), pageSize_);
   }
   shrunk_ = enlarged_ = 0;
-  covered_.clear();
   if (!available(stackBytes_, perCpu_, why)) return false;
   epoll_ = epoll_create1(EPOLL_CLOEXEC);
   wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -183,13 +187,15 @@ void PerfRingEngine::unmapRing(PerfRing& ring) {
 
 bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   if (perCpu_) {  // the CPUs' events see it already: it only joins the threads kept
-    covered_.add(tid);
+    std::lock_guard<std::mutex> lock(mutex_);
+    covered_[tid] = CoveredThread{monotonicNs(), timer->javaThread};
     timer->tid = tid;
     timer->armed = true;
     return true;
   }
   auto ring = std::make_unique<PerfRing>();
   ring->tid = tid;
+  ring->javaThread = timer->javaThread;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!openRing(tid, smallPages_, ring.get(), why)) return false;
   timer->ring = ring.get();
@@ -205,9 +211,8 @@ void PerfRingEngine::disarmThread(ThreadTimer* timer) {
   if (perCpu_) {  // its last samples are read from every CPU's ring before it leaves the set
     if (consumer_ != nullptr) {
       for (auto& [key, ring] : rings_) consumer_->consume(*ring);
-      consumer_->forgetThread(timer->tid);
     }
-    covered_.remove(timer->tid);
+    covered_.erase(timer->tid);
     timer->armed = false;
     return;
   }

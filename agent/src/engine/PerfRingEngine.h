@@ -15,9 +15,10 @@
 // percpu: instead of one event per thread, one per CPU (pid -1), so no thread carries a timer:
 // nothing is re-armed when a thread is switched in or out (a trapped timer write in a VM, the
 // fixed cost bench/results/FINDINGS-timer-cost.md measured) and arming a thread is one bit in a
-// set. Needs what system-wide perf needs (perf_event_paranoid <= 0, CAP_PERFMON or root), and
-// so kernel time is sampled, with its callchain. The reader keeps the samples of armed threads
-// (covers) and counts the rest (other processes, threads candor does not sample) as not ours.
+// table. Needs what system-wide perf needs (perf_event_paranoid <= 0, CAP_PERFMON or root), and
+// so kernel time is sampled, with its callchain. The reader keeps the samples an armed thread
+// took after it was armed (coveredLocked) and counts the rest (other processes, threads candor
+// does not sample, a new thread's start-up before it was armed) as not ours.
 // Idle CPUs write no samples (exclude_idle), yet their timer still fires.
 //
 // Locking: the engine's mutex guards the table of rings. The reader reads rings only through
@@ -29,8 +30,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
-#include "concurrent/ThreadBitmap.h"
 #include "engine/Engine.h"
 
 struct perf_event_mmap_page;
@@ -53,8 +54,12 @@ class RingConsumer {
   virtual ~RingConsumer() = default;
   // Reads the ring's new samples. Called with the engine's lock held: the ring stays mapped.
   virtual void consume(PerfRing& ring) = 0;
-  // percpu, lock held: thread `tid` was disarmed (its samples read): forget what is kept of it.
-  virtual void forgetThread(int tid) {}
+};
+
+// percpu: an armed thread, in the engine's table (guarded by its mutex).
+struct CoveredThread {
+  uint64_t armNs = 0;        // CLOCK_MONOTONIC at arming: earlier samples are not its ticks
+  uintptr_t javaThread = 0;  // its JavaThread, from the registry or a confirmed r15 (the reader's)
 };
 
 class PerfRingEngine : public Engine {
@@ -77,8 +82,11 @@ class PerfRingEngine : public Engine {
 
   bool perCpu() const { return perCpu_; }
   uint64_t sampleType() const;
-  // Reader side, percpu: whether `tid` is an armed thread of this process.
-  bool covers(int tid) const { return covered_.contains_signalSafe(tid); }
+  // Reader side, percpu, with the engine's lock held (in consume): the armed thread `tid`, or null.
+  CoveredThread* coveredLocked(int tid) {
+    auto it = covered_.find(tid);
+    return it != covered_.end() ? &it->second : nullptr;
+  }
 
   // Reader side. The consumer also reads each ring's last samples when its thread is disarmed;
   // set it before threads are armed, clear it after all are disarmed.
@@ -121,7 +129,7 @@ class PerfRingEngine : public Engine {
   uint64_t shrunk_ = 0;
   uint64_t enlarged_ = 0;
   bool perCpu_ = false;
-  ThreadBitmap covered_;  // percpu: the armed threads
+  std::unordered_map<int, CoveredThread> covered_;  // percpu: the armed threads
 };
 
 }  // namespace candor

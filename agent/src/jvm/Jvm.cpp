@@ -75,10 +75,7 @@ const Jvm::OsThreadOffsets& Jvm::osThreadOffsets() {
   return offsets;
 }
 
-int Jvm::osThreadId(JNIEnv* env, jthread thread) {
-  int64_t osthreadOff = osThreadOffsets().osthread;
-  int64_t tidOff = osThreadOffsets().threadId;
-  if (osthreadOff < 0 || tidOff < 0) return 0;
+uintptr_t Jvm::javaThreadOf(JNIEnv* env, jthread thread) {
   jclass cls = env->FindClass("java/lang/Thread");
   if (cls == nullptr) {
     env->ExceptionClear();
@@ -90,7 +87,14 @@ int Jvm::osThreadId(JNIEnv* env, jthread thread) {
     env->ExceptionClear();
     return 0;
   }
-  auto javaThread = reinterpret_cast<const char*>(env->GetLongField(thread, eetop));
+  return static_cast<uintptr_t>(env->GetLongField(thread, eetop));
+}
+
+int Jvm::osThreadId(JNIEnv* env, jthread thread) {
+  int64_t osthreadOff = osThreadOffsets().osthread;
+  int64_t tidOff = osThreadOffsets().threadId;
+  if (osthreadOff < 0 || tidOff < 0) return 0;
+  auto javaThread = reinterpret_cast<const char*>(javaThreadOf(env, thread));
   if (javaThread == nullptr) return 0;  // not started or already gone
   auto osThread = *reinterpret_cast<const char* const*>(javaThread + osthreadOff);
   if (osThread == nullptr) return 0;

@@ -29,6 +29,8 @@ class Jvm {
 
   // The OS thread id of a live java.lang.Thread, via eetop and VMStructs; 0 when unknown.
   static int osThreadId(JNIEnv* env, jthread thread);
+  // The JavaThread* of a started, live java.lang.Thread (its eetop field), or 0.
+  static uintptr_t javaThreadOf(JNIEnv* env, jthread thread);
   // Where a JavaThread keeps its OSThread (JDK 17 declares _osthread in JavaThread, JDK 25 in
   // Thread) and where that keeps the OS thread id; -1 when this JVM does not say.
   struct OsThreadOffsets {

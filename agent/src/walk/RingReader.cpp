@@ -97,9 +97,13 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   addPlain(samples_, 1);
   PerfSample sample;
   bool parsed = parsePerfSample(record, size, &sample, engine_.sampleType());
-  if (engine_.perCpu() && parsed && (sample.pid != static_cast<uint32_t>(pid_) || !engine_.covers(static_cast<int>(sample.tid)))) {
-    addPlain(notOurs_, 1);
-    return;
+  CoveredThread* covered = nullptr;
+  if (engine_.perCpu() && parsed) {
+    covered = sample.pid == static_cast<uint32_t>(pid_) ? engine_.coveredLocked(static_cast<int>(sample.tid)) : nullptr;
+    if (covered == nullptr || sample.timeNs < covered->armNs) {
+      addPlain(notOurs_, 1);
+      return;
+    }
   }
   // Measured first, so that a full ring drops the estimated ticks with this one, counted.
   uint64_t unsampled = parsed && !engine_.perCpu() ? unsampledTicks(ring, sample) : 0;
@@ -115,7 +119,8 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
                         ThreadState::kRunning, parsed ? sample.timeNs : 0, -1);
   // The thread may have changed scope since the sample: its set at the sample's time.
   if (parsed) slot->labels = labels_.idAt(static_cast<int>(sample.tid), sample.timeNs);
-  slot->numFrames = parsed ? walk(ring, sample, slot) : kMalformedSampleCode;
+  slot->numFrames = parsed ? walk(covered != nullptr ? covered->javaThread : ring.javaThread, sample, slot)
+                           : kMalformedSampleCode;
   if (unsampled > 0) {
     recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
                              static_cast<uint32_t>(std::min<uint64_t>(unsampled, UINT32_MAX)),
@@ -139,10 +144,10 @@ uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) co
   return fitted > 1 ? fitted - 1 : 0;
 }
 
-int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot) {
+int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot) {
   if (!Jvm::javaThreads().contains_signalSafe(static_cast<int>(sample.tid))) return kNotJavaThreadCode;
   if (!sample.hasRegs || sample.stack == nullptr) return kUnknownNotJava;
-  uintptr_t thread = javaThreadOf(ring, sample);
+  uintptr_t thread = javaThreadOf(javaThread, sample);
   if (thread == 0) return kUnknownNotJava;  // never seen in Java code yet
   SampledRegs regs{sample.regs[kPerfRegIp], sample.regs[kPerfRegSp], sample.regs[kPerfRegBp],
                    sample.regs[kPerfRegR13]};
@@ -150,7 +155,9 @@ int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* s
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
     StackCopy copy(regs, sample.stack, sample.stackSize);  // fresh per walk: fillFrames may walk twice
     int32_t k = kernelFramesOf(sample, frames, max / 2);
-    int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1);
+    bool atRoot = false;
+    int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1, &atRoot);
+    if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
     int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
     beyond = copy.beyond();
     if (walked > 0) return c + walked;
@@ -164,7 +171,7 @@ int32_t RingReader::walk(PerfRing& ring, const PerfSample& sample, SampleSlot* s
   return n;
 }
 
-int32_t RingReader::cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max) {
+int32_t RingReader::cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max, bool* atRoot) {
   const SampledRegs& sampled = copy->regs();
   if (!NativeStack::isNative_signalSafe(sampled.pc)) return 0;
   // Every word of the sampled stack comes from the copy; the walk stops where the copy ends
@@ -177,6 +184,7 @@ int32_t RingReader::cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int3
                    copy};
   NativeRegs regs{sampled.pc, sampled.sp, sampled.fp, true};
   int32_t n = NativeStack::walk_signalSafe(mem, &regs, frames, max);
+  *atRoot = n > 0 && !copy->beyond() && NativeStack::atRoot_signalSafe(regs);
   // Reached Java code: the Java walk starts there instead of guessing through rbp links.
   if (n > 0 && !copy->beyond() && !NativeStack::isNative_signalSafe(regs.pc)) copy->resumeAt(regs.pc, regs.sp, regs.fp);
   return n;
@@ -193,8 +201,7 @@ int32_t RingReader::kernelFramesOf(const PerfSample& sample, ASGCT_CallFrame* fr
   return n;
 }
 
-uintptr_t RingReader::javaThreadOf(PerfRing& ring, const PerfSample& sample) {
-  uintptr_t& known = engine_.perCpu() ? javaThreads_[static_cast<int>(sample.tid)] : ring.javaThread;
+uintptr_t RingReader::javaThreadOf(uintptr_t& known, const PerfSample& sample) const {
   uintptr_t r15 = sample.regs[kPerfRegR15];
   if (r15 != known && confirmsThread(r15, static_cast<int>(sample.tid))) known = r15;
   return known;

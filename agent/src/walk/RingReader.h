@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
-#include <unordered_map>
 
 #include "concurrent/SampleRing.h"
 #include "engine/PerfRingEngine.h"
@@ -49,7 +48,6 @@ class RingReader : public RingConsumer {
   void stop();
 
   void consume(PerfRing& ring) override;
-  void forgetThread(int tid) override { javaThreads_.erase(tid); }
 
   // After stop(): one log line with what the reader did and what it cost.
   void logSummary() const;
@@ -57,15 +55,15 @@ class RingReader : public RingConsumer {
  private:
   void run();
   void onSample(PerfRing& ring, const uint8_t* record, size_t size);
-  int32_t walk(PerfRing& ring, const PerfSample& sample, SampleSlot* slot);
+  int32_t walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot);
   // Ticks the event skipped (in the kernel, or throttled) since the ring's previous sample.
   uint64_t unsampledTicks(PerfRing& ring, const PerfSample& sample) const;
   // C frames of a copied sample (cstack), read from the copy only; moves the copy's start to
-  // the Java frame they lead to.
-  static int32_t cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max);
+  // the Java frame they lead to. *atRoot: they reached the stack's root (no Java frame beyond).
+  static int32_t cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max, bool* atRoot);
   // The JavaThread of the sampled thread: r15 of this sample if confirmed, else the one
-  // remembered (for the ring's thread, or percpu for the sample's tid).
-  uintptr_t javaThreadOf(PerfRing& ring, const PerfSample& sample);
+  // remembered in `known` (the ring's, or percpu the covered thread's).
+  uintptr_t javaThreadOf(uintptr_t& known, const PerfSample& sample) const;
   // percpu: the kernel frames of a sample, innermost first.
   static int32_t kernelFramesOf(const PerfSample& sample, ASGCT_CallFrame* frames, int32_t max);
   bool confirmsThread(uintptr_t candidate, int tid) const;
@@ -87,7 +85,6 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> cpuNs_{0};
   std::atomic<uint64_t> notOurs_{0};  // percpu: samples of other processes or of threads not armed
-  std::unordered_map<int, uintptr_t> javaThreads_;  // percpu: tid -> its confirmed JavaThread
 };
 
 }  // namespace candor

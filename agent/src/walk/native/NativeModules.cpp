@@ -144,6 +144,7 @@ bool NativeModules::find_signalSafe(uintptr_t pc, NativeHit* out) const {
   if (r == nullptr) return false;
   out->module = r->module;
   out->row = DwarfCfi::find_signalSafe(r->rows, r->count, pc - r->module->bias);
+  out->hasCfi = r->count > 0;
   return true;
 }
 

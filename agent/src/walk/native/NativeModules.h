@@ -34,6 +34,7 @@ struct NativeModule {
 struct NativeHit {
   const NativeModule* module = nullptr;
   const CfiRow* row = nullptr;  // the unwind rule in effect at pc; nullptr when no CFI covers it
+  bool hasCfi = false;          // the module has unwind tables (a null row is then a gap in them)
 };
 
 class NativeModules {

@@ -51,6 +51,13 @@ bool NativeStack::isNative_signalSafe(uintptr_t pc) {
   return static_cast<CStackMode>(lv(gMode)) != CStackMode::kNo && gModules->contains_signalSafe(pc);
 }
 
+bool NativeStack::atRoot_signalSafe(const NativeRegs& regs) {
+  if (static_cast<CStackMode>(lv(gMode)) != CStackMode::kDwarf) return false;
+  NativeHit hit;
+  uintptr_t at = regs.interrupted ? regs.pc : regs.pc - 1;
+  return gModules->find_signalSafe(at, &hit) && hit.row != nullptr && hit.row->kind() == CfaKind::kOutermost;
+}
+
 int32_t NativeStack::walk_signalSafe(const NativeMemory& mem, NativeRegs* regs, ASGCT_CallFrame* frames, int32_t max) {
   auto mode = static_cast<CStackMode>(lv(gMode));  // acquire: the tables are built before the mode is set
   if (mode == CStackMode::kNo) return 0;

@@ -33,6 +33,9 @@ class NativeStack {
   // *regs is left at the first frame not recorded. Reads go through `mem`: live reads only
   // inside the crash guard. Returns the frames written.
   static int32_t walk_signalSafe(const NativeMemory& mem, NativeRegs* regs, ASGCT_CallFrame* frames, int32_t max);
+  // Signal-handler path: whether a walk left at *regs stopped at the stack's root (the return
+  // address is undefined there: clone, _start), so that no Java frame lies beyond it.
+  static bool atRoot_signalSafe(const NativeRegs& regs);
   // Signal-handler path: whether pc lies in native code (a loaded module), not Java code.
   static bool isNative_signalSafe(uintptr_t pc);
 };

@@ -35,9 +35,21 @@ bool NativeUnwinder::step_signalSafe(CStackMode mode, const NativeMemory& mem, N
         case CfaKind::kUnsupported: break;  // rbp links may still be right: libjvm keeps them
         default: return stepCfi_signalSafe(*hit.row, mem, r);
       }
+    } else if (r->interrupted && hit.hasCfi && stepLeaf_signalSafe(mem, r)) {
+      return true;
     }
   }
   return stepFp_signalSafe(mem, r);
+}
+
+bool NativeUnwinder::stepLeaf_signalSafe(const NativeMemory& mem, NativeRegs* r) const {
+  // An interrupted pc that no FDE covers, in a module that has unwind tables, is an assembly
+  // stub that pushed nothing: glibc's clone3 ends its FDE before the syscall, so a tick in the
+  // kernel during thread creation lands there. Its return address is at sp, if it is code.
+  uintptr_t ra;
+  if (!aligned(r->sp) || !mem.inStack(r->sp) || !mem.read(mem.ctx, r->sp, &ra)) return false;
+  if (!modules_.contains_signalSafe(ra - 1)) return false;  // else rbp links, as before
+  return accept_signalSafe(mem, *r, NativeRegs{ra, r->sp + kWord, r->fp, false}, r);
 }
 
 bool NativeUnwinder::stepFp_signalSafe(const NativeMemory& mem, NativeRegs* r) const {

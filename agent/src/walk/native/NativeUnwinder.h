@@ -57,6 +57,7 @@ class NativeUnwinder {
 
  private:
   bool stepFp_signalSafe(const NativeMemory& mem, NativeRegs* r) const;
+  bool stepLeaf_signalSafe(const NativeMemory& mem, NativeRegs* r) const;
   bool stepCfi_signalSafe(const CfiRow& row, const NativeMemory& mem, NativeRegs* r) const;
   bool stepSignalFrame_signalSafe(const NativeMemory& mem, NativeRegs* r) const;
   // Applies a candidate caller frame after the checks every step shares.
