@@ -18,12 +18,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Profiler::start validates first, then takes each resource with its undo: a start that fails at
  * its last step (forced by the agent's test hook) gives back the remote walker or ring reader
- * thread, the engine's file descriptors and the .jfr file it had created, and the next start works.
+ * thread, the engine's file descriptors (percpu: a ring per CPU, where perf allows it) and the .jfr file it had created, and the next start works.
  */
 class StartUndoTest {
 
     @ParameterizedTest(name = "{0} fails at {1}")
-    @CsvSource({"walk=remote, activate", "walk=copy, activate", "walk=copy, engine"})
+    @CsvSource({"walk=remote, activate", "walk=copy, activate", "walk=copy, engine", "percpu, activate"})
     void failedStartLeavesNothingBehind(String walk, String step) throws Exception {
         Jdks.Jdk jdk = Targets.client();
         String name = "start undo " + walk + " at " + step + " " + jdk;
