@@ -40,6 +40,8 @@ constexpr jint kTruncatedFrameBci = -101;
 constexpr jint kNativeFrameBci = -110;
 // A kernel frame from perf's callchain: method_id is the kernel address.
 constexpr jint kKernelFrameBci = -111;
+// Kernel frames kept per tick (perf's sample_max_stack): the deepest syscall paths are about 40.
+constexpr int32_t kMaxKernelFrames = 64;
 // Kernel time that was not sampled (perf did not allow it) but is known from the thread's CPU
 // clock: the marker on top of the Java stack it is charged to. method_id is null.
 constexpr jint kKernelUnsampledBci = -112;

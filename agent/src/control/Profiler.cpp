@@ -88,7 +88,7 @@ std::unique_ptr<Engine> Profiler::createEngine(const Options& options, std::stri
         }
       }
       if (options_.walk == WalkMode::kCopy) {  // no signal, the reader walks perf's stack copies
-        if (!PerfRingEngine::available(options.stackCopyBytes, false, &perfWhy)) {
+        if (options_.perCpu != PerCpu::kYes && !PerfRingEngine::available(options.stackCopyBytes, false, &perfWhy)) {
           logInfo("walk=copy is not available (%s); using walk=vm", perfWhy.c_str());
           options_.walk = WalkMode::kVm;
         } else if (VmStackWalker::enable(Jvm::jvmti(), Jvm::currentEnv())) {
@@ -605,11 +605,11 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   store_.clear();
   accounting_.startInterval(nowNs);
   names_->startInterval();  // names (methods, frames, classes) neither this interval nor the last used are forgotten
-  labels_.prune();
+  labels_.prune();  // the sets no thread is in were the last interval's only
   // What the interval freed goes back to the system: without it, the freed chunks of each
   // interval's store and names stay in the writer's malloc arena, fragmented, and the RSS creeps
   // up interval after interval although the live memory is flat (bench/soak).
-  malloc_trim(0);  // the sets no thread is in were the last interval's only
+  malloc_trim(0);
 }
 
 MemoryReport Profiler::memoryLocked() const {

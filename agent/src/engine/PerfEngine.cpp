@@ -18,8 +18,6 @@
 namespace candor {
 
 namespace {
-// Kernel frames kept per tick: the deepest syscall paths are about 40 frames.
-constexpr uint16_t kMaxKernelFrames = 64;
 
 // Per thread, for KernelTime::kEstimated: the thread's CPU time at its last tick. Initial-exec
 // TLS: no allocation on first touch in a handler. `session` tells stale marks of an earlier

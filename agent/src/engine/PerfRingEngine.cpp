@@ -42,7 +42,7 @@ perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataB
   if (perCpu) {
     attr.exclude_kernel = 0;
     attr.exclude_callchain_user = 1;  // the reader walks user space from the copy
-    attr.sample_max_stack = kPerfMaxKernelFrames;
+    attr.sample_max_stack = kMaxKernelFrames;
     attr.exclude_idle = 1;  // the idle task's ticks write nothing
   }
   return attr;

@@ -14,7 +14,7 @@
 //
 // percpu: instead of one event per thread, one per CPU (pid -1), so no thread carries a timer:
 // nothing is re-armed when a thread is switched in or out (a trapped timer write in a VM, the
-// fixed cost bench/results/FINDINGS-timer-cost.md measured) and arming a thread is one bit in a
+// fixed cost bench/results/FINDINGS-timer-cost.md measured) and arming a thread is one entry in a
 // table. Needs what system-wide perf needs (perf_event_paranoid <= 0, CAP_PERFMON or root), and
 // so kernel time is sampled, with its callchain. The reader keeps the samples an armed thread
 // took after it was armed (coveredLocked) and counts the rest (other processes, threads candor
@@ -40,7 +40,7 @@ namespace candor {
 
 // One thread's event and its mapped ring.
 struct PerfRing {
-  int tid = 0;
+  int tid = 0;  // percpu: the CPU
   int fd = -1;
   perf_event_mmap_page* page = nullptr;
   size_t mapBytes = 0;

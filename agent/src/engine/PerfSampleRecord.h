@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "base/Ordering.h"
+#include "base/Vocabulary.h"
 
 namespace candor {
 
@@ -30,8 +31,6 @@ constexpr uint64_t kPerfSampleType =
 // of no use per thread; the kernel part of the callchain (exclude_callchain_user) is read instead.
 constexpr uint64_t kPerfCpuSampleType =
     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-// Kernel frames kept per percpu sample: the deepest syscall paths are about 40 frames.
-constexpr uint16_t kPerfMaxKernelFrames = 64;
 // A record's size is a u16: the largest stack copy that fits beside the other fields.
 constexpr uint32_t kPerfMaxStackCopy = 60 * 1024;
 
@@ -58,7 +57,7 @@ bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out, uint64
 constexpr size_t perfSampleRecordBytes(uint32_t stackBytes, uint64_t sampleType = kPerfSampleType) {
   return sizeof(perf_event_header) + 8 /* pid, tid */ + 8 /* time */ +
          ((sampleType & PERF_SAMPLE_READ) != 0 ? 8 : 0) +
-         ((sampleType & PERF_SAMPLE_CALLCHAIN) != 0 ? 8 * (1 + 2 + kPerfMaxKernelFrames) : 0) + 8 /* abi */ +
+         ((sampleType & PERF_SAMPLE_CALLCHAIN) != 0 ? 8 * (1 + 2 + kMaxKernelFrames) : 0) + 8 /* abi */ +
          8 * kPerfRegCount + 8 /* size */ + stackBytes + 8 /* dyn_size */;
 }
 

@@ -3,9 +3,11 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <cstdio>
+#include <atomic>
 #include <cstring>
 
 #include "base/Log.h"
+#include "base/Ordering.h"
 #include "jvm/VmStructsTable.h"
 
 namespace candor {
@@ -76,16 +78,23 @@ const Jvm::OsThreadOffsets& Jvm::osThreadOffsets() {
 }
 
 uintptr_t Jvm::javaThreadOf(JNIEnv* env, jthread thread) {
-  jclass cls = env->FindClass("java/lang/Thread");
-  if (cls == nullptr) {
-    env->ExceptionClear();
-    return 0;
-  }
-  jfieldID eetop = env->GetFieldID(cls, "eetop", "J");
-  env->DeleteLocalRef(cls);
+  // Looked up once: it is called at every thread start, and java.lang.Thread is never unloaded.
+  // The id is the whole of what is shared (two threads may both look it up: the same value).
+  static std::atomic<jfieldID> cached{nullptr};
+  jfieldID eetop = lp(cached);
   if (eetop == nullptr) {
-    env->ExceptionClear();
-    return 0;
+    jclass cls = env->FindClass("java/lang/Thread");
+    if (cls == nullptr) {
+      env->ExceptionClear();
+      return 0;
+    }
+    eetop = env->GetFieldID(cls, "eetop", "J");
+    env->DeleteLocalRef(cls);
+    if (eetop == nullptr) {
+      env->ExceptionClear();
+      return 0;
+    }
+    sp(cached, eetop);
   }
   return static_cast<uintptr_t>(env->GetLongField(thread, eetop));
 }

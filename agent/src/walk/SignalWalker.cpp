@@ -18,8 +18,6 @@
 namespace candor {
 
 namespace {
-constexpr int32_t kMaxKernelFrames = 64;
-
 uint32_t clampWeight(uint64_t w) { return w > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(w); }
 }  // namespace
 
