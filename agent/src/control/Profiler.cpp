@@ -586,7 +586,7 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   // x.html → x-YYYYmmdd-HHMMSS.html, the local time the interval began (as the .jfr is named)
   int64_t began = static_cast<int64_t>((base_.wallNs + (clockNs(CLOCK_REALTIME) - nowNs)) / 1'000'000'000);
   writeOutputsLocked(false, paths, JfrRecorder::stamp(began));
-  if (jfr_) jfr_->rotate(nowNs);
+  if (jfr_) jfr_->rotate(nowNs, began);
   // The next interval starts from empty: the store's and the accounting's memory is one interval's.
   for (int k = 0; k < kKinds; k++) {
     auto kind = static_cast<SampleKind>(k);

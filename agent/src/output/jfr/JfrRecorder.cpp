@@ -284,11 +284,10 @@ std::string JfrRecorder::rotatedName(const std::string& path, int64_t epochSecon
   return base + "-" + stamp(epochSeconds) + ".jfr";
 }
 
-void JfrRecorder::rotate(uint64_t nowNs) {
+void JfrRecorder::rotate(uint64_t nowNs, int64_t startedAt) {
   if (fd_ < 0 || !writeChunk(true)) return;
   close(fd_);
   fd_ = -1;
-  int64_t startedAt = static_cast<int64_t>((fileStartNs_ + epochOffsetNs_) / 1'000'000'000);
   std::string target = rotatedName(path_, startedAt);
   struct stat st;
   for (int n = 2; lstat(target.c_str(), &st) == 0 && n < 1000; n++) {

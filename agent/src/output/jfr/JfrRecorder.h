@@ -52,7 +52,9 @@ class JfrRecorder : public DrainListener {
   void discard();
   // loop=: closes the file as x-YYYYmmdd-HHMMSS.jfr and begins a new x.jfr (the profiler calls
   // it when an interval ends, before it empties the trace store the file's pools come from).
-  void rotate(uint64_t nowNs);
+  // `startedAt`: the interval's start in epoch seconds, the stamp of the interval's other files,
+  // so that one interval's files share one name even when the clocks' conversions straddle a second.
+  void rotate(uint64_t nowNs, int64_t startedAt);
 
   const std::string& path() const { return path_; }
   size_t bufferBytes() const { return events_.capacity() + scratch_.capacity(); }
