@@ -45,10 +45,14 @@ int ScopeDecoder::decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, 
   if (pcsEnd <= pcsBegin) return 0;  // a native wrapper has no PcDescs
   uint32_t count = static_cast<uint32_t>((pcsEnd - pcsBegin) / l_.pcDescSize);
   if (count > kMaxPcDescs) return 0;
-  // An interrupted pc: the first PcDesc after it (as AGCT does). A return address: its own
-  // PcDesc; a leaf call into a stub records none, and the next one may already belong to a
-  // later inlined scope, so take the one before the call instead.
-  int64_t target = static_cast<int64_t>(pc - nm.codeBegin) + (top ? 1 : 0);
+  // A PcDesc at offset X describes the code ending at X. An interrupted pc: the first PcDesc at
+  // or after it, i.e. the scope of the instruction that retired last, not of the one about to
+  // run. A timer interrupt waits for a stalled instruction to retire, so pc usually lies just
+  // past the instruction that cost the time (skid); where pc starts a new scope this picks the
+  // one that ran. async-profiler decodes the same way; AGCT takes the next scope (pc + 1).
+  // A return address: its own PcDesc; a leaf call into a stub records none, and the next one
+  // may already belong to a later inlined scope, so take the one before the call instead.
+  int64_t target = static_cast<int64_t>(pc - nm.codeBegin);
   uint32_t lo = 0, hi = count;
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;

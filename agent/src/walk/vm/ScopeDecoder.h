@@ -21,7 +21,7 @@ class ScopeDecoder {
 
   uintptr_t method_signalSafe(uintptr_t nmethod) const { return load(nmethod + l_.nmMethod); }
   // The scopes at pc, innermost first; returns how many (0: no debug info there). `top`: pc was
-  // interrupted, not a return address, so the next PcDesc after it describes it (as AGCT does).
+  // interrupted, not a return address: the PcDesc at or after it (the code that ran last).
   int decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, JavaScope* out, int max) const;
   // The deopt handlers' entries: a frame being deoptimized returns there instead of to its pc.
   bool isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const;
