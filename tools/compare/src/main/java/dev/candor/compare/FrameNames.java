@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
  * <tr><td>byte-code generators: {@code $$EnhancerByCGLIB$$1a2b3c}, {@code $$FastClassByCGLIB$$…},
  *   {@code $$SpringCGLIB$$0}, {@code $ByteBuddy$AbC123}, {@code $HibernateProxy$XyZ}</td>
  *   <td>{@code $$EnhancerByCGLIB}, …, {@code $ByteBuddy}, {@code $HibernateProxy}</td></tr>
- * <tr><td>glibc's aliases of one function: {@code __GI_write}, {@code __write}, {@code ___pthread_cond_signal}</td>
- *   <td>{@code write}, {@code pthread_cond_signal}</td></tr>
+ * <tr><td>glibc's aliases of one function: {@code __GI_write}, {@code __write}, {@code ___pthread_cond_signal};
+ *   versioned symbols {@code pthread_mutex_lock@@GLIBC_2.2.5}; the vDSO's {@code __vdso_clock_gettime}</td>
+ *   <td>{@code write}, {@code pthread_cond_signal}, {@code pthread_mutex_lock}, {@code clock_gettime}</td></tr>
  * <tr><td>candor's frames of generated code: {@code [stub] StubRoutines::sha256_implCompressMB},
  *   {@code [stub] itable stub}</td><td>{@code sha256_implCompressMB}, {@code itable stub}, as
  *   async-profiler names them; async-profiler's {@code I2C/C2I adapters(0xb)}</td>
@@ -60,13 +61,20 @@ public final class FrameNames {
      * name without the {@code __GI_} prefix and leading underscores.
      */
     static String cSymbol(String frame) {
-        String s = frame.startsWith("__GI_") ? frame.substring(5) : frame;
+        String s = frame.startsWith("__GI_") ? frame.substring(5) : frame.startsWith(VDSO) ? frame.substring(VDSO.length()) : frame;
         int i = 0;
         while (i < s.length() - 1 && s.charAt(i) == '_') {
             i++;
         }
         return s.substring(i);
     }
+
+    // The vDSO exports each function twice (clock_gettime and __vdso_clock_gettime at one
+    // address): candor shows the first, async-profiler the second.
+    private static final String VDSO = "__vdso_";
+    // A symbol with its version, as async-profiler reads some of libc's exports:
+    // "pthread_mutex_lock@@GLIBC_2.2.5" (the default version) or "memcpy@GLIBC_2.2.5".
+    private static final Pattern SYMBOL_VERSION = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)@@?[A-Za-z_]+[0-9.]*");
 
     /**
      * candor names generated code {@code [stub] StubRoutines::sha256_implCompressMB} or
@@ -125,6 +133,10 @@ public final class FrameNames {
         }
         if (isCSymbol(frame)) {
             return cSymbol(frame);
+        }
+        Matcher versioned = SYMBOL_VERSION.matcher(frame);
+        if (versioned.matches()) {
+            return cSymbol(versioned.group(1));
         }
         if (frame.indexOf('$') < 0 && frame.indexOf('/') < 0 && !frame.contains("0x")
                 && !frame.contains("Generated")) {

@@ -245,13 +245,17 @@ class InputsTest {
                 + "a.Main.main;java.io.FileOutputStream.writeBytes;Java_java_io_FileOutputStream_writeBytes;write;"
                 + "do_syscall_64_[k] 3\n"
                 + "a.Main.main;java.util.zip.Deflater.deflateBytesBytes;libz.so.1 4\n"
-                + "a.Main.main;a.Main.call;[stub] I2C/C2I adapters 1\n";
+                + "a.Main.main;a.Main.call;[stub] I2C/C2I adapters 1\n"
+                + "a.Main.main;a.Main.lock;pthread_mutex_lock 6\n"
+                + "a.Main.main;a.Main.time;clock_gettime;clock_gettime 7\n";
         String ap = "a/Main.main_[j];java/security/MessageDigest.digest_[j];sha256_implCompressMB 5\n"
                 + "a/Main.main_[j];a/Main.call_[j];itable stub 2\n"
                 + "a/Main.main_[j];java/util/zip/Deflater.deflateBytesBytes_[j];/usr/lib/x86_64-linux-gnu/libz.so.1.2.13 4\n"
                 + "a/Main.main_[j];a/Main.call_[j];I2C/C2I adapters(0xb) 1\n"
                 + "a/Main.main_[j];java/io/FileOutputStream.writeBytes_[j];Java_java_io_FileOutputStream_writeBytes;"
-                + "__GI_write;do_syscall_64_[k] 3\n";
+                + "__GI_write;do_syscall_64_[k] 3\n"
+                + "a/Main.main_[j];a/Main.lock_[j];pthread_mutex_lock@@GLIBC_2.2.5 6\n"
+                + "a/Main.main_[j];a/Main.time_[j];clock_gettime@@GLIBC_2.17;__vdso_clock_gettime 7\n";
         Inputs.Loaded a = load(candor, Inputs.Options.DEFAULT);
         Inputs.Loaded b = load(ap, Inputs.Options.DEFAULT);
         assertEquals(1.0, Metrics.overlap(a.cct(), b.cct()), 1e-9);
