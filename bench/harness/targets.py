@@ -62,7 +62,14 @@ def judge_peers(t, wl, cfg, e, rows):
         if not pe or pe.get("us_per_sample") is None:
             continue
         mine, theirs = e["us_per_sample"], pe["us_per_sample"]
-        out.append(Row(t.text.format(wl=wl, cfg=cfg, peer=config_label(peer)), "candor %.1f µs vs %.1f µs" % (mine, theirs),
+        measured = "candor %.1f µs vs %.1f µs" % (mine, theirs)
+        # Like with like: candor samples the Java threads, async-profiler every thread (JIT, GC), so
+        # its cost is also spread over the samples of its Java threads, and judged by that.
+        java = (pe.get("ticks") or 0) - (pe.get("jvm_thread_samples") or 0)
+        if pe.get("jvm_thread_samples") and java > 0 and pe.get("extra_cpu_s") is not None:
+            theirs = pe["extra_cpu_s"] / java * 1e6
+            measured += " per sample of any thread; %.1f µs per sample of its Java threads" % theirs
+        out.append(Row(t.text.format(wl=wl, cfg=cfg, peer=config_label(peer)), measured,
                        ("INCONCLUSIVE" if mine <= 0 or theirs <= 0 else ("PASS" if mine < theirs else "MISS"))
                        + (" (an extra CPU within the noise)" if noisy(e) or noisy(pe) else "")))
     return out
