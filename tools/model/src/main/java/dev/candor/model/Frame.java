@@ -115,6 +115,10 @@ public record Frame(String className, String methodName, String descriptor, int 
     public static final java.util.Set<String> KINDS = java.util.Set.of("cpu", "wall", "safepoint", "handshake");
     /** A thread root frame's text: {@code [name tid=N]}, the name in group 1, the tid in group 2. */
     public static final java.util.regex.Pattern THREAD_ROOT = java.util.regex.Pattern.compile("^\\[(.*) tid=(\\d+)\\]$");
+    // A C symbol with its version, as async-profiler shows some of libc's: memcpy@GLIBC_2.2.5,
+    // pthread_mutex_lock@@GLIBC_2.2.5 (its dots are not a class's)
+    private static final java.util.regex.Pattern VERSIONED_SYMBOL =
+            java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*@@?[A-Za-z_]+[0-9.]*");
     // async-profiler's frame annotations (its `ann` option): Java, inlined, interpreted, C1-compiled
     private static final String[] JAVA_ANNOTATIONS = {"_[j]", "_[i]", "_[0]", "_[1]"};
 
@@ -123,7 +127,8 @@ public record Frame(String className, String methodName, String descriptor, int 
      * frame with a line, {@code a.b.C.m} one without; {@code sym_[k]} a kernel frame;
      * {@code [stub] x} candor's frame of generated code; other text without a dot a C/C++ symbol.
      * async-profiler's annotations ({@code java/lang/Thread.run_[j]}, {@code _[i]}, {@code _[0]},
-     * {@code _[1]}) and its slashed class names are read as candor writes Java frames.
+     * {@code _[1]}) and its slashed class names are read as candor writes Java frames; a versioned
+     * C symbol ({@code memcpy@GLIBC_2.2.5}) is a C symbol.
      * {@link #name(boolean) name(true)} gives candor's text back.
      */
     public static Frame parse(String text) {
@@ -144,7 +149,7 @@ public record Frame(String className, String methodName, String descriptor, int 
         if (text.indexOf('/') > 0 && text.indexOf(' ') < 0 && text.lastIndexOf('.') > text.lastIndexOf('/')) {
             return javaFrame(text.replace('/', '.'));  // async-profiler without `ann`: java/lang/Thread.run
         }
-        if (isLibraryName(text) || (text.indexOf('.') < 0 && !text.isEmpty())) {
+        if (isLibraryName(text) || (text.indexOf('.') < 0 && !text.isEmpty()) || VERSIONED_SYMBOL.matcher(text).matches()) {
             return new Frame("", text, "", 0, -1, text.contains("::") ? Type.CPP : Type.NATIVE);
         }
         return javaFrame(text);
