@@ -57,8 +57,9 @@ final class JfrStructure {
             this.compressed = (header.get(FLAG_BYTE_POSITION) & 1) != 0;
         }
 
-        long end() {
-            return start + size;
+        long end() {  // saturated: a damaged header may declare a size near 2^63
+            long end = start + size;
+            return end < start ? Long.MAX_VALUE : end;
         }
 
         /** The record starting at this absolute offset, or null. */
@@ -173,14 +174,14 @@ final class JfrStructure {
             if (size < headerLen) {
                 return new Damage(p, "the record at byte " + p + " has an impossible size of " + size + " bytes");
             }
-            if (p + size > declaredEnd) {
+            if (size > declaredEnd - p) {  // not p + size: a damaged size near 2^63 would wrap
                 return new Damage(p, "the record at byte " + p + " (" + size + " bytes, type " + type
                         + ") runs past the end of " + c.describe());
             }
             if (type < 0) {
                 return new Damage(p, "the record at byte " + p + " has an impossible type id " + type);
             }
-            if (p + size > fileSize) {
+            if (size > fileSize - p) {
                 return new Damage(fileSize, cutMessage);
             }
             c.records.add(new Rec(p, size, type));
@@ -246,7 +247,7 @@ final class JfrStructure {
         try {
             long size = in.readInt();
             long type = in.readLong();
-            if (size < in.position() - offset || offset + size > c.end() || type < 0) {
+            if (size < in.position() - offset || size > c.end() - offset || type < 0) {
                 return null;
             }
             return new Rec(offset, size, type);
@@ -344,7 +345,7 @@ final class JfrStructure {
         }
 
         private int next() throws IOException {
-            if (pos >= limit) {
+            if (pos < 0 || pos >= limit) {
                 throw new EOFException();
             }
             if (bufStart == Long.MIN_VALUE || pos < bufStart || pos >= bufStart + buf.limit()) {

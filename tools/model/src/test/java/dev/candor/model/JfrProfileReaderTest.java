@@ -237,6 +237,12 @@ class JfrProfileReaderTest {
         Arrays.fill(rec, 68, 77, (byte) 0xff);
         Damage r = ProfileReader.read(write("record.jfr", rec)).damage().orElseThrow();
         assertEquals(68, r.offset(), r.toString());
+        // a record size of 2^63 - 1: offset + size wraps below zero (the reader fuzz found it)
+        byte[] wrap = bytes.clone();
+        Arrays.fill(wrap, 68, 76, (byte) 0xff);
+        wrap[76] = 0x7f;
+        Damage w = ProfileReader.read(write("wrap.jfr", wrap)).damage().orElseThrow();
+        assertEquals(68, w.offset(), w.toString());
     }
 
     @Test
