@@ -67,7 +67,9 @@ void RingReader::logSummary() const {
           n(samples_), n(wakeups_), lp(cpuNs_) / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
           n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
           static_cast<unsigned long long>(engine_.ringsShrunk()),
-          engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled").c_str() : "");
+          engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled, " +
+                              std::to_string(lp(inKernel_)) + " in kernel mode (" + std::to_string(lp(kernelNoChain_)) +
+                              " without kernel frames)").c_str() : "");
 }
 
 void RingReader::consume(PerfRing& ring) {
@@ -152,9 +154,10 @@ int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, Sample
   SampledRegs regs{sample.regs[kPerfRegIp], sample.regs[kPerfRegSp], sample.regs[kPerfRegBp],
                    sample.regs[kPerfRegR13]};
   bool beyond = false;
+  int32_t kernelFrames = 0;
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
     StackCopy copy(regs, sample.stack, sample.stackSize);  // fresh per walk: fillFrames may walk twice
-    int32_t k = kernelFramesOf(sample, frames, max / 2);
+    int32_t k = kernelFrames = kernelFramesOf(sample, frames, max / 2);
     bool atRoot = false;
     int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1, &atRoot);
     if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
@@ -167,6 +170,10 @@ int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, Sample
   if (n > 0 && beyond) {
     slot->truncated = 1;
     addPlain(truncated_, 1);
+  }
+  if (sample.inKernel) {
+    addPlain(inKernel_, 1);
+    if (kernelFrames == 0) addPlain(kernelNoChain_, 1);
   }
   return n;
 }

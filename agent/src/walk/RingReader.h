@@ -85,6 +85,8 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> cpuNs_{0};
   std::atomic<uint64_t> notOurs_{0};  // percpu: samples of other processes or of threads not armed
+  std::atomic<uint64_t> inKernel_{0};       // percpu: kept samples the tick took in kernel mode
+  std::atomic<uint64_t> kernelNoChain_{0};  // ... of which the kernel gave no kernel frame
 };
 
 }  // namespace candor

@@ -88,6 +88,18 @@ class KernelTimeTest {
             boolean fellBack = run.stderr().contains("candor: percpu is not available");
             assertTrue(rootRun ? ran && !fellBack : fellBack || perfParanoid() <= 0,
                     name + ": percpu ran " + ran + ", fell back " + fellBack + "\n" + run.describe());
+            if (rootRun) {
+                // every tick the kernel took in kernel mode carries its kernel frames: none is
+                // shown as user code for want of a callchain
+                Matcher m = Pattern.compile("(\\d+) in kernel mode \\((\\d+) without kernel frames\\)").matcher(run.stderr());
+                assertTrue(m.find(), name + ": the ring reader's summary has no kernel-mode count\n" + run.describe());
+                long inKernel = Long.parseLong(m.group(1));
+                long noChain = Long.parseLong(m.group(2));
+                assertTrue(inKernel >= kernelFramed, name + ": " + inKernel + " kernel-mode samples, " + kernelFramed
+                        + " of the worker with kernel frames");
+                assertTrue(noChain <= inKernel / 100, name + ": " + noChain + " of " + inKernel
+                        + " kernel-mode samples without kernel frames");
+            }
         }
         if (rootRun) {
             assertEquals("sampled", mode, name + ": root may sample the kernel");
