@@ -72,9 +72,6 @@ public final class FrameNames {
     // The vDSO exports each function twice (clock_gettime and __vdso_clock_gettime at one
     // address): candor shows the first, async-profiler the second.
     private static final String VDSO = "__vdso_";
-    // A symbol with its version, as async-profiler reads some of libc's exports:
-    // "pthread_mutex_lock@@GLIBC_2.2.5" (the default version) or "memcpy@GLIBC_2.2.5".
-    private static final Pattern SYMBOL_VERSION = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)@@?[A-Za-z_]+[0-9.]*");
 
     /**
      * candor names generated code {@code [stub] StubRoutines::sha256_implCompressMB} or
@@ -134,7 +131,7 @@ public final class FrameNames {
         if (isCSymbol(frame)) {
             return cSymbol(frame);
         }
-        Matcher versioned = SYMBOL_VERSION.matcher(frame);
+        Matcher versioned = Frame.VERSIONED_SYMBOL.matcher(frame);
         if (versioned.matches()) {
             return cSymbol(versioned.group(1));
         }

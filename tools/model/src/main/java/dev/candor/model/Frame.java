@@ -115,10 +115,12 @@ public record Frame(String className, String methodName, String descriptor, int 
     public static final java.util.Set<String> KINDS = java.util.Set.of("cpu", "wall", "safepoint", "handshake");
     /** A thread root frame's text: {@code [name tid=N]}, the name in group 1, the tid in group 2. */
     public static final java.util.regex.Pattern THREAD_ROOT = java.util.regex.Pattern.compile("^\\[(.*) tid=(\\d+)\\]$");
-    // A C symbol with its version, as async-profiler shows some of libc's: memcpy@GLIBC_2.2.5,
-    // pthread_mutex_lock@@GLIBC_2.2.5 (its dots are not a class's)
-    private static final java.util.regex.Pattern VERSIONED_SYMBOL =
-            java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*@@?[A-Za-z_]+[0-9.]*");
+    /**
+     * A C symbol with its version, as async-profiler shows some of libc's: {@code memcpy@GLIBC_2.2.5},
+     * {@code pthread_mutex_lock@@GLIBC_2.2.5} (its dots are not a class's); the bare name in group 1.
+     */
+    public static final java.util.regex.Pattern VERSIONED_SYMBOL =
+            java.util.regex.Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)@@?[A-Za-z_]+[0-9.]*");
     // async-profiler's frame annotations (its `ann` option): Java, inlined, interpreted, C1-compiled
     private static final String[] JAVA_ANNOTATIONS = {"_[j]", "_[i]", "_[0]", "_[1]"};
 
