@@ -78,11 +78,12 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIE
     r.ref = static_cast<jthread>(env->NewGlobalRef(thread));
     r.wallIndex = WallTargets::acquire(tid);
   }
-  std::string why;
+  if (engine_ == nullptr || !engine_->perThread()) return;
   // walk=copy walks a sample from its JavaThread: known from the start, not from the first sample
-  // that happens to be in Java code.
+  // that happens to be in Java code. Read only for a thread that is armed, the one use of it.
   if (kind == ThreadKind::kJava && env != nullptr && thread != nullptr) r.timer.javaThread = Jvm::javaThreadOf(env, thread);
-  if (engine_ != nullptr && engine_->perThread() && !engine_->armThread(tid, &r.timer, &why) && !warned_) {
+  std::string why;
+  if (!engine_->armThread(tid, &r.timer, &why) && !warned_) {
     warned_ = true;
     logError("cannot sample thread '%s' (tid %d): %s", name.c_str(), tid, why.c_str());
   }
