@@ -248,6 +248,7 @@ struct CountingConsumer : RingConsumer {
       if (s.stackSize > 0 && s.regs[kPerfRegSp] < here && here - s.regs[kPerfRegSp] < (1u << 20)) onOurStack++;
     });
   }
+  void settle(int, uint64_t, uint64_t) override {}
   std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
   uintptr_t here = 0;
   int samples = 0, wrongThread = 0, onOurStack = 0;
@@ -300,13 +301,19 @@ struct ThreadConsumer : RingConsumer {
       }
       if (covered->javaThread == 0x1234) withJavaThread++;
       ours++;
+      covered->ticks++;  // as the reader counts them
       if (s.inKernel && s.callchainSize > 1) kernelWithChain++;
       if (s.hasRegs && s.stackSize > 0) withStack++;
     });
   }
+  void settle(int settledTid, uint64_t cpuNs, uint64_t ticks) override {
+    settled++;
+    if (settledTid == tid) settledCpuNs = cpuNs, settledTicks = ticks;
+  }
   std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
   PerfRingEngine* engine = nullptr;
-  int tid = 0, ours = 0, kernelWithChain = 0, withStack = 0, notCovered = 0, withJavaThread = 0;
+  int tid = 0, ours = 0, kernelWithChain = 0, withStack = 0, notCovered = 0, withJavaThread = 0, settled = 0;
+  uint64_t settledCpuNs = 0, settledTicks = 0;
 };
 }  // namespace
 
@@ -350,4 +357,10 @@ TEST(PerfRingEngine, PerCpuSamplesThisThreadAndTheKernel) {
   EXPECT_GT(consumer.notCovered, 0) << "the samples taken before arming";
   EXPECT_EQ(consumer.withJavaThread, consumer.ours);
   EXPECT_FALSE(timer.armed);
+  // At disarm the consumer settles the thread's CPU while armed (80 ms of wall, nearly all on
+  // CPU) against the samples it counted, once.
+  EXPECT_EQ(consumer.settled, 1);
+  EXPECT_EQ(consumer.settledTicks, static_cast<uint64_t>(consumer.ours));
+  EXPECT_GT(consumer.settledCpuNs, 40'000'000u);
+  EXPECT_LT(consumer.settledCpuNs, 200'000'000u);
 }

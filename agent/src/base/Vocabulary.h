@@ -123,7 +123,8 @@ enum class Bucket : int {
   kRemoteTimeout = 14,         // candor: walk=remote, no walker took the request within its timeout
   kUnknownError = 15,          // an AGCT code this build does not know
   kWalkThrottled = 16,         // candor: not walked, the thread's last walk took over half its interval
-  kCount = 17,
+  kCpuUnsampled = 17,          // candor: percpu, a thread's CPU time that no tick covered (from its CPU clock)
+  kCount = 18,
 };
 
 // AGCT's own codes that candor's walkers return too, so failures land in the same buckets.
@@ -144,6 +145,9 @@ constexpr int32_t kRemoteBusyCode = -1003;
 constexpr int32_t kRemoteTimeoutCode = -1004;
 // numFrames value of a CPU tick not walked because its thread's walks cost too much (WalkThrottle).
 constexpr int32_t kWalkThrottledCode = -1005;
+// numFrames value of the ticks a thread's CPU clock says it used and the per-CPU timers never
+// took (percpu, charged when the thread is disarmed): CPU time without a stack, not lost.
+constexpr int32_t kCpuUnsampledCode = -1006;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
@@ -151,6 +155,7 @@ inline Bucket bucketForCode(int32_t code) {
   if (code == kRemoteBusyCode) return Bucket::kRemoteBusy;
   if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
   if (code == kWalkThrottledCode) return Bucket::kWalkThrottled;
+  if (code == kCpuUnsampledCode) return Bucket::kCpuUnsampled;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;
 }
@@ -160,7 +165,7 @@ inline const char* bucketName(Bucket b) {
       "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
       "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
       "safepoint",     "not_java_thread", "walk_fault",    "remote_busy",      "remote_timeout",
-      "unknown_error", "walk_throttled"};
+      "unknown_error", "walk_throttled", "cpu_unsampled"};
   return kNames[static_cast<int>(b)];
 }
 
@@ -179,8 +184,9 @@ struct HandlerCounters {
   // Ticks that came without a signal of their own: perf recorded them while the signal for an
   // earlier one was pending (the thread was in the kernel, or in candor's handler).
   alignas(64) std::atomic<uint64_t> merged{0};
-  // Ticks estimated from the thread's CPU clock (kernel time no event tick covered), whatever
-  // bucket they land in: [kernel_unsampled] on a walked stack, a failure, or dropped.
+  // Ticks estimated from the thread's CPU clock (kernel time no event tick covered, or percpu
+  // CPU time no tick covered), whatever bucket they land in: [kernel_unsampled] on a walked
+  // stack, cpu_unsampled, a failure, or dropped.
   alignas(64) std::atomic<uint64_t> estimated{0};
   // What the dropped allocation and lock samples stood for (bytes, ns; dropped[] counts the samples).
   alignas(64) std::array<std::atomic<uint64_t>, kKinds> droppedValue{};

@@ -16,6 +16,7 @@
 #include "concurrent/Clock.h"
 #include "engine/PerfEvents.h"
 #include "engine/PerfSampleRecord.h"
+#include "engine/ThreadRegistry.h"
 
 namespace candor {
 
@@ -188,7 +189,7 @@ void PerfRingEngine::unmapRing(PerfRing& ring) {
 bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   if (perCpu_) {  // the CPUs' events see it already: it only joins the threads kept
     std::lock_guard<std::mutex> lock(mutex_);
-    covered_[tid] = CoveredThread{monotonicNs(), timer->javaThread};
+    covered_[tid] = CoveredThread{monotonicNs(), threadCpuNs(tid), 0, timer->javaThread};
     timer->tid = tid;
     timer->armed = true;
     return true;
@@ -209,10 +210,13 @@ void PerfRingEngine::disarmThread(ThreadTimer* timer) {
   if (!timer->armed) return;
   std::lock_guard<std::mutex> lock(mutex_);
   if (perCpu_) {  // its last samples are read from every CPU's ring before it leaves the set
-    if (consumer_ != nullptr) {
+    auto it = covered_.find(timer->tid);
+    if (consumer_ != nullptr && it != covered_.end()) {
       for (auto& [key, ring] : rings_) consumer_->consume(*ring);
+      uint64_t now = threadCpuNs(timer->tid);  // 0 for a thread gone already: nothing to settle
+      if (now > it->second.cpuAtArmNs) consumer_->settle(timer->tid, now - it->second.cpuAtArmNs, it->second.ticks);
     }
-    covered_.erase(timer->tid);
+    if (it != covered_.end()) covered_.erase(it);
     timer->armed = false;
     return;
   }

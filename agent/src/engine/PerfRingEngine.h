@@ -19,7 +19,10 @@
 // so kernel time is sampled, with its callchain. The reader keeps the samples an armed thread
 // took after it was armed (coveredLocked) and counts the rest (other processes, threads candor
 // does not sample, a new thread's start-up before it was armed) as not ours.
-// Idle CPUs write no samples (exclude_idle), yet their timer still fires.
+// Idle CPUs write no samples (exclude_idle), yet their timer still fires. A tick that expires
+// while interrupts are off (a thread switched out to an idle CPU) fires after the switch, in the
+// idle task, and writes nothing: when a thread is disarmed, the consumer settles its CPU clock
+// against its samples, so that CPU is charged to it (the cpu_unsampled bucket), not lost.
 //
 // Locking: the engine's mutex guards the table of rings. The reader reads rings only through
 // consumeAll (under the mutex); disarmThread lets the consumer read the ring's last samples,
@@ -54,11 +57,16 @@ class RingConsumer {
   virtual ~RingConsumer() = default;
   // Reads the ring's new samples. Called with the engine's lock held: the ring stays mapped.
   virtual void consume(PerfRing& ring) = 0;
+  // percpu: thread `tid` is disarmed, every ring read; it used `cpuNs` of CPU while armed, in
+  // which the rings held `ticks` of its samples. Called with the engine's lock held.
+  virtual void settle(int tid, uint64_t cpuNs, uint64_t ticks) = 0;
 };
 
 // percpu: an armed thread, in the engine's table (guarded by its mutex).
 struct CoveredThread {
   uint64_t armNs = 0;        // CLOCK_MONOTONIC at arming: earlier samples are not its ticks
+  uint64_t cpuAtArmNs = 0;   // its CPU clock at arming
+  uint64_t ticks = 0;        // the reader's: its samples taken since arming
   uintptr_t javaThread = 0;  // its JavaThread, from the registry or a confirmed r15 (the reader's)
 };
 

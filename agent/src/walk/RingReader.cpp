@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "base/Log.h"
@@ -69,7 +70,8 @@ void RingReader::logSummary() const {
           static_cast<unsigned long long>(engine_.ringsShrunk()),
           engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled, " +
                               std::to_string(lp(inKernel_)) + " in kernel mode (" + std::to_string(lp(kernelNoChain_)) +
-                              " without kernel frames)").c_str() : "");
+                              " without kernel frames), " + std::to_string(lp(unsampled_)) +
+                              " ticks of CPU time no sample covered charged to cpu_unsampled").c_str() : "");
 }
 
 void RingReader::consume(PerfRing& ring) {
@@ -84,6 +86,7 @@ void RingReader::consume(PerfRing& ring) {
         addPlain(counters_.ticks[kCpu], lost);
         addPlain(counters_.dropped[kCpu], lost);
         addPlain(lost_, lost);
+        balance_ -= static_cast<double>(lost);  // ticks counted (dropped): not owed again
         break;
       }
       case PERF_RECORD_THROTTLE:  // the kernel skips ticks (perf_event_max_sample_rate): never counted
@@ -106,6 +109,7 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
       addPlain(notOurs_, 1);
       return;
     }
+    covered->ticks++;
   }
   // Measured first, so that a full ring drops the estimated ticks with this one, counted.
   uint64_t unsampled = parsed && !engine_.perCpu() ? unsampledTicks(ring, sample) : 0;
@@ -132,6 +136,19 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
                              });
   }
   ring_.publish_signalSafe(slot);
+}
+
+void RingReader::settle(int tid, uint64_t cpuNs, uint64_t ticks) {
+  balance_ += static_cast<double>(cpuNs) / static_cast<double>(std::max<long long>(engine_.intervalNs(), 1)) -
+              static_cast<double>(ticks);
+  if (balance_ < 1) return;
+  auto owed = static_cast<uint32_t>(std::min(balance_, double{UINT32_MAX}));
+  balance_ -= owed;
+  addPlain(unsampled_, owed);
+  addPlain(counters_.estimated, owed);
+  addPlain(counters_.ticks[kCpu], owed);
+  recordCodeInRing_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, SampleKind::kCpu, ThreadState::kRunning,
+                              monotonicNs(), -1, owed);
 }
 
 uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) const {

@@ -14,7 +14,14 @@
 // threads of this process are ticks; the others (other processes, threads candor does not
 // sample, candor's own) are counted as not ours and are no tick, as a thread without a timer
 // makes none. A sample that interrupted the kernel carries its kernel callchain, recorded on
-// top of the walked stack.
+// top of the walked stack. Some ticks never reach a ring (one that expires as its thread is
+// switched out to an idle CPU fires in the idle task): when a thread is disarmed, its CPU time
+// while armed, divided by the interval, less its samples, is charged to it as the named failure
+// cpu_unsampled (no stack is known), so its CPU is in the profile with its weight. A thread's
+// samples scatter around its expected count (a tick takes whoever runs at its expiry), so the
+// charge is settled against a balance carried across threads: a thread with more samples than its
+// CPU time holds lowers the next charge, and lost samples count as samples taken; the charges add
+// up to the whole deficit, not to the sum of the positive ones.
 //
 // Which JavaThread a sample belongs to: HotSpot keeps it in r15 in generated code. The reader
 // takes r15 once it is confirmed (its OSThread's tid is the sampled tid, read in the crash
@@ -48,6 +55,8 @@ class RingReader : public RingConsumer {
   void stop();
 
   void consume(PerfRing& ring) override;
+  // percpu: charges the ticks the thread's CPU time held beyond its samples to cpu_unsampled.
+  void settle(int tid, uint64_t cpuNs, uint64_t ticks) override;
 
   // After stop(): one log line with what the reader did and what it cost.
   void logSummary() const;
@@ -87,6 +96,8 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> notOurs_{0};  // percpu: samples of other processes or of threads not armed
   std::atomic<uint64_t> inKernel_{0};       // percpu: kept samples the tick took in kernel mode
   std::atomic<uint64_t> kernelNoChain_{0};  // ... of which the kernel gave no kernel frame
+  std::atomic<uint64_t> unsampled_{0};      // percpu: ticks charged to cpu_unsampled
+  double balance_ = 0;  // percpu, engine lock held: ticks owed to cpu_unsampled, not yet charged
 };
 
 }  // namespace candor
