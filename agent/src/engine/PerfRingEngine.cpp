@@ -213,8 +213,7 @@ void PerfRingEngine::disarmThread(ThreadTimer* timer) {
     auto it = covered_.find(timer->tid);
     if (consumer_ != nullptr && it != covered_.end()) {
       for (auto& [key, ring] : rings_) consumer_->consume(*ring);
-      uint64_t now = threadCpuNs(timer->tid);  // 0 for a thread gone already: nothing to settle
-      if (now > it->second.cpuAtArmNs) consumer_->settle(timer->tid, now - it->second.cpuAtArmNs, it->second.ticks);
+      settleLocked(timer->tid, it->second, *consumer_);
     }
     if (it != covered_.end()) covered_.erase(it);
     timer->armed = false;
@@ -276,7 +275,7 @@ void PerfRingEngine::wake() {
   }
 }
 
-void PerfRingEngine::consumeAll(RingConsumer& consumer) {
+void PerfRingEngine::consumeAll(RingConsumer& consumer, bool settle) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& [key, ring] : rings_) {
     perf_event_mmap_page* page = ring->page;
@@ -284,6 +283,19 @@ void PerfRingEngine::consumeAll(RingConsumer& consumer) {
     consumer.consume(*ring);
     if (!ring->large && largePages_ > smallPages_ && pending >= page->data_size / 2) enlarge(*ring, consumer);
   }
+  if (settle && perCpu_) {
+    for (auto& [tid, thread] : covered_) settleLocked(tid, thread, consumer);
+  }
+}
+
+void PerfRingEngine::settleLocked(int tid, CoveredThread& thread, RingConsumer& consumer) {
+  // A sample taken between the rings' read and this clock read is counted in the next
+  // settlement, its CPU in this one: the consumer's balance evens that out.
+  uint64_t now = threadCpuNs(tid);  // 0 for a thread gone already: nothing to settle
+  if (now <= thread.settledCpuNs) return;
+  consumer.settle(tid, now - thread.settledCpuNs, thread.ticks);
+  thread.settledCpuNs = now;
+  thread.ticks = 0;
 }
 
 }  // namespace candor

@@ -57,16 +57,17 @@ class RingConsumer {
   virtual ~RingConsumer() = default;
   // Reads the ring's new samples. Called with the engine's lock held: the ring stays mapped.
   virtual void consume(PerfRing& ring) = 0;
-  // percpu: thread `tid` is disarmed, every ring read; it used `cpuNs` of CPU while armed, in
-  // which the rings held `ticks` of its samples. Called with the engine's lock held.
+  // percpu, right after every ring was read: since its previous settlement (or its arming),
+  // thread `tid` used `cpuNs` of CPU, in which the rings held `ticks` of its samples. Called
+  // with the engine's lock held, when the thread is disarmed and from consumeAll(.., true).
   virtual void settle(int tid, uint64_t cpuNs, uint64_t ticks) = 0;
 };
 
 // percpu: an armed thread, in the engine's table (guarded by its mutex).
 struct CoveredThread {
   uint64_t armNs = 0;        // CLOCK_MONOTONIC at arming: earlier samples are not its ticks
-  uint64_t cpuAtArmNs = 0;   // its CPU clock at arming
-  uint64_t ticks = 0;        // the reader's: its samples taken since arming
+  uint64_t settledCpuNs = 0;  // its CPU clock at arming, then at its last settlement
+  uint64_t ticks = 0;         // the reader's: its samples taken since then
   uintptr_t javaThread = 0;  // its JavaThread, from the registry or a confirmed r15 (the reader's)
 };
 
@@ -102,8 +103,8 @@ class PerfRingEngine : public Engine {
   // Blocks until a ring is half full, wake() is called, or timeoutMs passes.
   void wait(int timeoutMs);
   void wake();
-  // Lets `consumer` read every armed ring.
-  void consumeAll(RingConsumer& consumer);
+  // Lets `consumer` read every armed ring; `settle` (percpu): then settles every covered thread.
+  void consumeAll(RingConsumer& consumer, bool settle = false);
   uint32_t stackBytes() const { return stackBytes_; }
   long long intervalNs() const { return intervalNs_; }
   // For the stop log line: rings mapped smaller than asked for (the locked-memory limit), and
@@ -124,6 +125,8 @@ class PerfRingEngine : public Engine {
   // Mutex held: a busy thread's ring replaces its small one (its samples read first).
   void enlarge(PerfRing& ring, RingConsumer& consumer);
   void unmapRing(PerfRing& ring);
+  // Mutex held, percpu, every ring just read: the thread's CPU and samples since it was last settled.
+  static void settleLocked(int tid, CoveredThread& thread, RingConsumer& consumer);
 
   std::mutex mutex_;
   std::map<PerfRing*, std::unique_ptr<PerfRing>> rings_;

@@ -50,9 +50,13 @@ void RingReader::stop() {
 }
 
 void RingReader::run() {
+  uint64_t settled = monotonicNs();
   while (!lp(stopping_)) {
     engine_.wait(kTimeoutMs);
-    engine_.consumeAll(*this);
+    uint64_t now = monotonicNs();
+    bool settle = now - settled >= kSettleNs;  // so a rotated recording holds its own share
+    if (settle) settled = now;
+    engine_.consumeAll(*this, settle);
     addPlain(wakeups_, 1);
   }
   sp(cpuNs_, clockNs(CLOCK_THREAD_CPUTIME_ID));

@@ -15,8 +15,9 @@
 // sample, candor's own) are counted as not ours and are no tick, as a thread without a timer
 // makes none. A sample that interrupted the kernel carries its kernel callchain, recorded on
 // top of the walked stack. Some ticks never reach a ring (one that expires as its thread is
-// switched out to an idle CPU fires in the idle task): when a thread is disarmed, its CPU time
-// while armed, divided by the interval, less its samples, is charged to it as the named failure
+// switched out to an idle CPU fires in the idle task): every kSettleNs and when a thread is
+// disarmed, its CPU time since the last settlement, divided by the interval, less its samples in
+// that time, is charged to it as the named failure
 // cpu_unsampled (no stack is known), so its CPU is in the profile with its weight. A thread's
 // samples scatter around its expected count (a tick takes whoever runs at its expiry), so the
 // charge is settled against a balance carried across threads: a thread with more samples than its
@@ -44,6 +45,9 @@ namespace candor {
 class RingReader : public RingConsumer {
  public:
   static constexpr int kTimeoutMs = 50;  // the longest a sample waits in a ring that is not half full
+  // percpu: how often the covered threads' CPU clocks are settled against their samples (one
+  // clock read per thread: 200 threads cost about 0.2 ms a second).
+  static constexpr uint64_t kSettleNs = 1'000'000'000;
 
   // `labels`: the label sets, whose history gives the set a thread was in when perf took its sample.
   RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, const LabelSets& labels);
