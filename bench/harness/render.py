@@ -180,8 +180,8 @@ def overhead(raw, s):
         L += time_table(rows)
         L += self_figures(rows)
         L.append("")
-        L.append("What each profiler sampled, and what one sample cost (samples: candor's ticks, async-profiler's "
-                 "samples in its collapsed output, JFR's ExecutionSample or CPUTimeSample events):")
+        L.append("What each profiler sampled, and what one sample cost (samples: candor's ticks taken, not those "
+                 "estimated from CPU clocks; async-profiler's samples in its collapsed output, JFR's ExecutionSample or CPUTimeSample events):")
         L.append("")
         L += samples_table(rows)
         jvm = [(cfg, e["jvm_thread_samples"]) for cfg, e in rows.items() if e.get("jvm_thread_samples")]
@@ -419,7 +419,7 @@ def server(raw, s):
              "after every response, %s s of warm-up, then %s s measured; %d alternating rounds, medians [min–max]. "
              "The server measures the window itself: requests served and its process CPU (user + system, every "
              "thread: JIT, GC and the profiler's own included), hence *CPU / request*. *Samples / Java-thread CPU-s*: "
-             "the samples of the Java threads (candor's ticks; async-profiler's samples of the threads that ran Java "
+             "the samples of the Java threads (candor's ticks taken, not those estimated from CPU clocks; async-profiler's samples of the threads that ran Java "
              "code; JFR's sample events) over the CPU time of the server's Java threads (ThreadMXBean, the whole run "
              "like the samples). *Kernel share*: samples with a kernel frame (`_[k]`, or candor's "
              "`[kernel_unsampled]`); *native share*: samples whose leaf is a native C/C++ frame; both of the Java "

@@ -34,12 +34,18 @@ def rss_at(r, t):
     return None
 
 
+def taken_ticks(stats):
+    """candor's ticks that were taken as samples: every tick but those estimated from a CPU clock
+    ([kernel_unsampled], cpu_unsampled), which stand for CPU time no sample covered and cost nothing."""
+    return stats["ticks"] - ((stats.get("kernel") or {}).get("estimated_ticks") or 0)
+
+
 def sample_count(r):
-    """What a run's cost per sample is divided by: candor's ticks (every signal that reached a Java
-    thread; for wall, every sample taken), async-profiler's samples in its collapsed output, JFR's
-    ExecutionSample (or CPUTimeSample) events."""
+    """What a run's cost per sample is divided by: candor's ticks taken (every signal that reached a
+    Java thread, every per-CPU sample of one; for wall, every sample taken; not the estimated ones),
+    async-profiler's samples in its collapsed output, JFR's ExecutionSample (or CPUTimeSample) events."""
     if r.get("stats") and r["stats"].get("ticks") is not None:
-        return r["stats"]["ticks"]
+        return taken_ticks(r["stats"])
     if r.get("peer") and r["peer"].get("samples") is not None:
         return r["peer"]["samples"]
     return None
@@ -337,10 +343,10 @@ def memory(measured):
 
 
 def java_thread_samples(r):
-    """The samples a profiler took of the server's Java threads: candor's ticks, async-profiler's samples on
-    threads that ran Java code, JFR's sample events."""
+    """The samples a profiler took of the server's Java threads: candor's ticks taken (not those estimated
+    from CPU clocks), async-profiler's samples on threads that ran Java code, JFR's sample events."""
     if r.get("stats"):
-        return r["stats"].get("ticks")
+        return taken_ticks(r["stats"]) if r["stats"].get("ticks") is not None else None
     p = r.get("peer") or {}
     return p.get("java_thread_samples", p.get("samples"))
 
