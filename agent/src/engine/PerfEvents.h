@@ -1,9 +1,13 @@
 // Opening perf_events software CPU clocks, shared by the engines that use them (`cpu`'s
-// PerfEngine, walk=copy's PerfRingEngine). Ordinary threads only.
+// PerfEngine, walk=copy's PerfRingEngine), and reading their kernel callchains. Ordinary
+// threads only, but for callchainKernelFrames_signalSafe.
 #pragma once
 #include <linux/perf_event.h>
 
+#include <cstdint>
 #include <string>
+
+#include "base/Vocabulary.h"
 
 namespace candor {
 
@@ -16,5 +20,18 @@ int perfEventOpen(perf_event_attr* attr, int tid);
 int perfEventOpenOnCpu(perf_event_attr* attr, int cpu);
 // "what failed: strerror", with a hint at perf_event_paranoid when permission was refused.
 std::string perfOpenError(const char* what, int err);
+
+// Signal-handler path: the kernel frames of a sample's callchain of `count` ips, innermost first,
+// `ipAt(k)` reading the k-th; perf's context markers (PERF_CONTEXT_KERNEL, ...) are skipped.
+template <typename IpAt>
+inline int32_t callchainKernelFrames_signalSafe(uint64_t count, IpAt&& ipAt, ASGCT_CallFrame* out, int32_t max) {
+  int32_t n = 0;
+  for (uint64_t k = 0; k < count && n < max; k++) {
+    uint64_t ip = ipAt(k);
+    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;
+    out[n++] = {kKernelFrameBci, reinterpret_cast<jmethodID>(ip)};
+  }
+  return n;
+}
 
 }  // namespace candor

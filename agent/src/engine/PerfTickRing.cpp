@@ -8,6 +8,7 @@
 
 #include "base/Ordering.h"
 #include "concurrent/Clock.h"
+#include "engine/PerfEvents.h"
 
 namespace candor {
 
@@ -126,13 +127,8 @@ int32_t PerfTickRing::kernelFrames_signalSafe(const CpuTickBatch& batch, int i, 
   if (batch.ring == nullptr || i < 0 || i >= batch.records) return 0;
   const CpuTickBatch::Record& rec = batch.record[i];
   RingView r = viewOf(static_cast<perf_event_mmap_page*>(batch.ring));
-  int32_t n = 0;
-  for (uint32_t k = 0; k < rec.ipCount && n < max; k++) {
-    uint64_t ip = wordAt_signalSafe(r, rec.ipsPos + 8 * k);
-    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // PERF_CONTEXT_KERNEL and other markers
-    out[n++] = {kKernelFrameBci, reinterpret_cast<jmethodID>(ip)};
-  }
-  return n;
+  return callchainKernelFrames_signalSafe(rec.ipCount, [&](uint64_t k) { return wordAt_signalSafe(r, rec.ipsPos + 8 * k); },
+                                          out, max);
 }
 
 void PerfTickRing::release_signalSafe(const CpuTickBatch& batch) {

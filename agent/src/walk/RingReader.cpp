@@ -10,6 +10,7 @@
 #include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "concurrent/Clock.h"
+#include "engine/PerfEvents.h"
 #include "jvm/AgentThread.h"
 #include "jvm/Jvm.h"
 #include "walk/SlotFill.h"
@@ -219,14 +220,12 @@ int32_t RingReader::cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int3
 }
 
 int32_t RingReader::kernelFramesOf(const PerfSample& sample, ASGCT_CallFrame* frames, int32_t max) {
-  int32_t n = 0;
-  for (uint64_t i = 0; i < sample.callchainSize && n < max; i++) {
+  auto ipAt = [&](uint64_t k) {
     uint64_t ip;
-    memcpy(&ip, sample.callchain + 8 * i, sizeof ip);
-    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // PERF_CONTEXT_KERNEL and other markers
-    frames[n++] = {kKernelFrameBci, reinterpret_cast<jmethodID>(ip)};
-  }
-  return n;
+    memcpy(&ip, sample.callchain + 8 * k, sizeof ip);
+    return ip;
+  };
+  return callchainKernelFrames_signalSafe(sample.callchainSize, ipAt, frames, max);
 }
 
 uintptr_t RingReader::javaThreadOf(uintptr_t& known, const PerfSample& sample) const {
