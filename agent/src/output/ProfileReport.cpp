@@ -89,6 +89,13 @@ uint64_t ProfileReport::failuresTotal() const {
   return sum;
 }
 
+uint64_t ProfileReport::failureCount(const std::string& bucket) const {
+  for (const auto& f : failures) {
+    if (f.first == bucket) return f.second;
+  }
+  return 0;
+}
+
 double ProfileReport::samplesPerProcessCpuSecond() const {
   return processCpuNs > 0 ? timeTicks() * 1e9 / static_cast<double>(processCpuNs) : 0;
 }

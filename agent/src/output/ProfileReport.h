@@ -253,6 +253,7 @@ struct ProfileReport {
   ProfileReport viewOf(const ValueProfile& v) const;
 
   uint64_t failuresTotal() const;
+  uint64_t failureCount(const std::string& bucket) const;
   // Ticks of time: every kind but allocation and lock samples.
   uint64_t timeTicks() const { return ticks - alloc.samples - lock.samples; }
   double samplesPerCpuSecond() const;

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/Vocabulary.h"
+
 namespace candor {
 
 namespace {
@@ -154,9 +156,16 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   if (!r.kernel.mode.empty()) {
     out << fmt("kernel:    %s: %s\n", r.kernel.mode.c_str(), r.kernel.reason.c_str());
     out << fmt("           %llu ticks (%.1f%%) with kernel frames, %llu (%.1f%%) kernel time not sampled but counted "
-               "as [kernel_unsampled]\n",
+               "as [kernel_unsampled]",
                static_cast<unsigned long long>(r.kernel.sampledTicks), pct(r.kernel.sampledTicks, r.ticks),
                static_cast<unsigned long long>(r.kernel.unsampledTicks), pct(r.kernel.unsampledTicks, r.ticks));
+    // percpu: the ticks no CPU's sample covered, counted from the threads' CPU clocks
+    uint64_t cpuUnsampled = r.failureCount(bucketName(Bucket::kCpuUnsampled));
+    if (cpuUnsampled > 0) {
+      out << fmt(", %llu (%.1f%%) CPU time no sample covered, counted as cpu_unsampled",
+                 static_cast<unsigned long long>(cpuUnsampled), pct(cpuUnsampled, r.ticks));
+    }
+    out << "\n";
   }
   if (hasCpu) {
     double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
