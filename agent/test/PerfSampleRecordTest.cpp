@@ -14,6 +14,7 @@
 
 #include "control/OptionParser.h"
 #include "engine/PerfRingEngine.h"
+#include "engine/ThreadRegistry.h"
 #include "walk/vm/StackCopy.h"
 
 using namespace candor;
@@ -339,6 +340,7 @@ TEST(PerfRingEngine, PerCpuSamplesThisThreadAndTheKernel) {
   for (int i = 0; i < 3'000'000; i++) spin = spin + i;  // before arming: its samples are not ticks
   ThreadTimer timer;
   timer.javaThread = 0x1234;  // as the registry passes it on
+  timer.cpuAtArmNs = threadCpuNs(consumer.tid);
   ASSERT_TRUE(engine.armThread(consumer.tid, &timer, &why)) << why;
   EXPECT_EQ(timer.fd, -1);
   auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(80);

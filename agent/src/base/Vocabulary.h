@@ -146,7 +146,8 @@ constexpr int32_t kRemoteTimeoutCode = -1004;
 // numFrames value of a CPU tick not walked because its thread's walks cost too much (WalkThrottle).
 constexpr int32_t kWalkThrottledCode = -1005;
 // numFrames value of the ticks a thread's CPU clock says it used and the per-CPU timers never
-// took (percpu, charged when the thread is disarmed): CPU time without a stack, not lost.
+// took (percpu, settled every second and when the thread is disarmed): CPU time without a
+// stack, not lost.
 constexpr int32_t kCpuUnsampledCode = -1006;
 
 inline Bucket bucketForCode(int32_t code) {

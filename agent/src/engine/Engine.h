@@ -23,6 +23,7 @@ struct ThreadTimer {
   void* ring = nullptr;  // perf: the sample ring, if mapped
   int tid = 0;           // percpu: the thread, which has neither fd nor ring
   uintptr_t javaThread = 0;  // walk=copy: the thread's JavaThread when the registry knows it (0: not)
+  uint64_t cpuAtArmNs = 0;   // percpu: the thread's CPU clock as the registry arms it
   bool armed = false;
 };
 

@@ -189,7 +189,7 @@ void PerfRingEngine::unmapRing(PerfRing& ring) {
 bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   if (perCpu_) {  // the CPUs' events see it already: it only joins the threads kept
     std::lock_guard<std::mutex> lock(mutex_);
-    covered_[tid] = CoveredThread{monotonicNs(), threadCpuNs(tid), 0, timer->javaThread};
+    covered_[tid] = CoveredThread{monotonicNs(), timer->cpuAtArmNs, 0, timer->javaThread};
     timer->tid = tid;
     timer->armed = true;
     return true;

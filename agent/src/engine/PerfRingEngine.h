@@ -21,8 +21,8 @@
 // does not sample, a new thread's start-up before it was armed) as not ours.
 // Idle CPUs write no samples (exclude_idle), yet their timer still fires. A tick that expires
 // while interrupts are off (a thread switched out to an idle CPU) fires after the switch, in the
-// idle task, and writes nothing: when a thread is disarmed, the consumer settles its CPU clock
-// against its samples, so that CPU is charged to it (the cpu_unsampled bucket), not lost.
+// idle task, and writes nothing: every second and when a thread is disarmed, the consumer settles
+// its CPU clock against its samples, so that CPU is charged to it (cpu_unsampled), not lost.
 //
 // Locking: the engine's mutex guards the table of rings. The reader reads rings only through
 // consumeAll (under the mutex); disarmThread lets the consumer read the ring's last samples,

@@ -82,6 +82,7 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIE
   // walk=copy walks a sample from its JavaThread: known from the start, not from the first sample
   // that happens to be in Java code. Read only for a thread that is armed, the one use of it.
   if (kind == ThreadKind::kJava && env != nullptr && thread != nullptr) r.timer.javaThread = Jvm::javaThreadOf(env, thread);
+  r.timer.cpuAtArmNs = r.cpuAtArmNs;
   std::string why;
   if (!engine_->armThread(tid, &r.timer, &why) && !warned_) {
     warned_ = true;

@@ -17,8 +17,8 @@
 // top of the walked stack. Some ticks never reach a ring (one that expires as its thread is
 // switched out to an idle CPU fires in the idle task): every kSettleNs and when a thread is
 // disarmed, its CPU time since the last settlement, divided by the interval, less its samples in
-// that time, is charged to it as the named failure
-// cpu_unsampled (no stack is known), so its CPU is in the profile with its weight. A thread's
+// that time, is charged to it as the named failure cpu_unsampled (no stack is known), so its CPU
+// is in the profile with its weight. A thread's
 // samples scatter around its expected count (a tick takes whoever runs at its expiry), so the
 // charge is settled against a balance carried across threads: a thread with more samples than its
 // CPU time holds lowers the next charge, and lost samples count as samples taken; the charges add
