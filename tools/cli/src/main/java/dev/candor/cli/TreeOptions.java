@@ -27,8 +27,9 @@ final class TreeOptions {
     String focus;
 
     @Option(names = "--drop-failures",
-            description = "drop failure and loss ticks ([gc_active], [dropped], ...): shares become shares of"
-                    + " recorded stacks (default: kept, shares are of all ticks)")
+            description = "drop failure and loss ticks ([gc_active], [dropped], ..., and the estimated"
+                    + " [kernel_unsampled] ticks): shares become shares of recorded stacks (default: kept, shares"
+                    + " are of all ticks)")
     boolean dropFailures;
 
     @Option(names = "--java-only",

@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  *   reader's {@code [stack_walk_failed]}, {@code [lost_samples]}, {@code [no_stack_trace]}) stay:
  *   each is an edge of its own at the top level, so shares are of all ticks and a profiler that
  *   loses ticks is not renormalized behind the user's back. {@link Options#dropFailures()}
- *   removes them (shares become shares of recorded stacks). Under a focus they are kept too: they
+ *   removes them, and candor's {@code [kernel_unsampled]} ticks, whose Java stack is the next
+ *   recorded tick's (shares become shares of recorded stacks). Under a focus they are kept too: they
  *   cannot be attributed to any stack, and dropping them would renormalize.</li>
  * <li>Other pseudo-frames inside stacks ({@code [truncated]} roots of stacks cut at the
  *   recording's depth limit, {@code [unknown_method]}) are ordinary frames.</li>
@@ -241,6 +242,10 @@ public final class Inputs {
             }
             if (options.threads() != null && thread != null && !options.threads().matcher(thread).find()) {
                 droppedOther += w;
+                continue;
+            }
+            if (options.dropFailures() && stack.get(stack.size() - 1).isKernelUnsampled()) {
+                droppedOther += w;  // an estimated tick: no recorded stack, the next tick's Java stack lent
                 continue;
             }
             List<String> frames = new ArrayList<>(stack.size() - from);

@@ -268,5 +268,13 @@ class InputsTest {
         Inputs.Loaded marker = load("a.Main.main;a.Main.io;[kernel_unsampled] 4\na.Main.main 1\n",
                 Inputs.Options.DEFAULT.withJavaOnly(true));
         assertEquals(4.0, marker.cct().find(List.of("a.Main.main", "a.Main.io")).self(), 1e-9);
+        // --drop-failures: the marker's ticks were estimated, not recorded: they go, with or without --java-only
+        for (boolean javaOnly : new boolean[] {false, true}) {
+            Inputs.Loaded recorded = load("a.Main.main;a.Main.io;[kernel_unsampled] 4\na.Main.main;a.Main.io 2\n"
+                    + "a.Main.main 1\n", Inputs.Options.DEFAULT.withDropFailures(true).withJavaOnly(javaOnly));
+            assertEquals(3, recorded.kept(), 0);
+            assertEquals(4, recorded.droppedOther(), 0);
+            assertEquals(2.0, recorded.cct().find(List.of("a.Main.main", "a.Main.io")).self(), 1e-9);
+        }
     }
 }
