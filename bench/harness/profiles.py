@@ -55,6 +55,7 @@ def count_collapsed(path):
 # pseudo-frames in brackets ([unknown_java], [kernel_unsampled] for kernel time counted but not sampled).
 KERNEL_FRAME = re.compile(r"_\[k\]$")
 KERNEL_UNSAMPLED = "[kernel_unsampled]"
+SWITCH_LEAF = re.compile(r"^finish_task_switch(\.[a-z]+\.\d+)*_\[k\]$")
 GCC_CLONE = re.compile(r"\.(cold|isra\.\d+|part\.\d+|constprop\.\d+|lto_priv\.\d+)$")
 
 
@@ -79,7 +80,8 @@ def is_native(frame, annotated):
 def shares(path):
     """Samples of the threads that ran Java code (async-profiler also samples JIT and GC threads: their
     stacks never hold a Java frame), and how many of them were in the kernel (a _[k] frame, or candor's
-    [kernel_unsampled]) and how many had a native C/C++ leaf. None if the file cannot be read."""
+    [kernel_unsampled]), how many had a native C/C++ leaf, and how many the scheduler's finish_task_switch
+    as leaf (a tick deferred while a context switch ran with interrupts off). None if the file cannot be read."""
     try:
         stacks = list(read_collapsed(path))
     except OSError:
@@ -87,7 +89,7 @@ def shares(path):
     annotated = any(JAVA_FRAME.search(f) for frames, _ in stacks for f in frames)
     java_threads = {split_thread(frames)[0] for frames, _ in stacks
                     if any(JAVA_FRAME.search(f) or (not annotated and java_style(f)) for f in frames)}
-    out = {"samples": 0, "kernel": 0, "native": 0}
+    out = {"samples": 0, "kernel": 0, "native": 0, "switch": 0}
     for frames, n in stacks:
         thread, frames = split_thread(frames)
         if annotated and thread not in java_threads or not frames:
@@ -97,6 +99,8 @@ def shares(path):
             out["kernel"] += n
         if is_native(frames[-1], annotated):
             out["native"] += n
+        if SWITCH_LEAF.match(frames[-1]):
+            out["switch"] += n
     return out
 
 

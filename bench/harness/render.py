@@ -453,6 +453,17 @@ def server(raw, s):
              "samples are counted against (median): " + "; ".join("%s %s s / %s s" % (
                  config_label(c), f1(e["process_cpu_s"]), f1(e["java_cpu_s"])) for c, e in rows.items()) + ".")
     L.append("")
+    switch = [(c, e) for c, e in rows.items() if c != "none" and e.get("switch_share") is not None]
+    if switch:
+        L.append("Context switches (median): the share of the Java threads' samples whose leaf is the scheduler's "
+                 "`finish_task_switch` (a tick that fell due while a switch ran with interrupts off fires there, "
+                 "in the thread switched *in*; timers per thread also add switch work of their own), and the "
+                 "overlap with %s when both profiles keep recorded stacks only (`candor compare --drop-failures`: "
+                 "candor's `[cpu_unsampled]` and `[kernel_unsampled]` ticks left out, as a profiler that drops what "
+                 "it could not sample): " % ref + "; ".join("%s %s, %s" % (
+                     config_label(c), share(e["switch_share"]), f3(e.get("overlap_ref_recorded")))
+                     for c, e in switch) + ".")
+        L.append("")
     return L
 
 

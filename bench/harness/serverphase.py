@@ -84,14 +84,16 @@ class ServerPhase:
                 other = ref.get(r["round"])
             if other:
                 r["overlap_ref"] = self.overlap(r, other)
+                r["overlap_ref_recorded"] = self.overlap(r, other, "--drop-failures")
                 r["overlap_ref_round"] = other["round"]
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
             for r in runs if "overlap_ref" in r)))
 
-    def overlap(self, a, b):
-        """overlap(A,B) as `candor compare` prints it, of two runs' profiles."""
-        cmd = [self.bench.java, "-jar", self.candor_jar, "compare", compare_input(a), compare_input(b)]
+    def overlap(self, a, b, *options):
+        """overlap(A,B) as `candor compare` prints it, of two runs' profiles (with `candor compare` options:
+        --drop-failures compares recorded stacks only, as a profiler that drops what it could not sample)."""
+        cmd = [self.bench.java, "-jar", self.candor_jar, "compare", compare_input(a), compare_input(b)] + list(options)
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         m = re.search(r"^overlap\(A,B\)\s+(-?[\d.]+)", p.stdout, re.M)
         if not m:

@@ -391,6 +391,9 @@ def server(measured):
             e["requested_per_cpu_s"] = 1e9 / configs.INTERVALS[floor_key] if floor_key in configs.INTERVALS else None
             e["kernel_share"] = median(ratio(r["shares"]["kernel"], r["shares"]["samples"]) for r in rs if r.get("shares"))
             e["native_share"] = median(ratio(r["shares"]["native"], r["shares"]["samples"]) for r in rs if r.get("shares"))
+            e["switch_share"] = median(ratio(r["shares"].get("switch"), r["shares"]["samples"])
+                                       for r in rs if r.get("shares"))
+            e["overlap_ref_recorded"] = median(r.get("overlap_ref_recorded") for r in rs)
             e["overlap_ref"] = median(r.get("overlap_ref") for r in rs)
             overlaps = [r["overlap_ref"] for r in rs if r.get("overlap_ref") is not None]
             if overlaps:

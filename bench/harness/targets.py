@@ -135,8 +135,12 @@ def judge_server_overlap(t, srv, cfg):
     mine, theirs = e.get("overlap_ref"), base.get("overlap_ref")
     if mine is None or theirs is None:
         return [Row(text, "overlap %s vs %s" % (f3(mine), f3(theirs)), "INCONCLUSIVE")]
-    return [Row(text, "overlap %.3f vs %.3f (%s with itself, adjacent rounds)" % (mine, theirs, config_label(ref)),
-                "PASS" if mine >= theirs else "MISS")]
+    recorded = ""
+    if e.get("overlap_ref_recorded") is not None and base.get("overlap_ref_recorded") is not None:
+        recorded = "; of recorded stacks only (`--drop-failures`): %.3f vs %.3f" % (
+            e["overlap_ref_recorded"], base["overlap_ref_recorded"])
+    return [Row(text, "overlap %.3f vs %.3f (%s with itself, adjacent rounds)%s" % (
+                mine, theirs, config_label(ref), recorded), "PASS" if mine >= theirs else "MISS")]
 
 
 def judge_server_rate(t, srv, cfg):
