@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""candor and async-profiler in one JVM: the Jetty workload under paced load (as bench/server_bench.py),
+profiled by both at once, so both see the same process, the same JIT decisions and async-profiler's own
+cost (bench/README.md, "Two profilers in one JVM").
+
+    python3 bench/server_coprofile.py [--reps 3] [--candor-options interval=1ms] [--warmup 20] [--seconds 30]
+
+candor's default per-CPU timers take no signal, so async-profiler keeps SIGPROF to itself (candor with
+`percpu=no` would take it over: the script refuses that). Per run it prints `candor compare`'s overlap of
+the two profiles (all ticks, and recorded stacks only), and each profile's share of samples whose leaf is
+the scheduler's finish_task_switch and of samples in the kernel. Against the bench's separate runs this
+shows what async-profiler's timers add to the process: the switch and kernel work both profilers then see.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+from harness import peers, procs, profiles, serverdrive
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+
+
+def overlap(cli, a, b, *options):
+    p = subprocess.run([procs.DEFAULT_JAVA, "-jar", cli, "compare", a, b] + list(options), capture_output=True, text=True)
+    m = re.search(r"^overlap\(A,B\)\s+([\d.]+)", p.stdout, re.M)
+    if not m:
+        sys.exit("server_coprofile: candor compare failed: %s" % (p.stderr or p.stdout)[-300:])
+    return float(m.group(1))
+
+
+def share(path, key):
+    s = profiles.shares(path)
+    return s[key] / s["samples"] if s and s["samples"] else None
+
+
+def main():
+    d = serverdrive.DEFAULTS
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(REPO, "build"), help="directory with libcandor.so and candor.jar")
+    ap.add_argument("--reps", type=int, default=3, help="runs (default %(default)s)")
+    ap.add_argument("--candor-options", default="interval=1ms", help="candor options besides start, event=cpu and "
+                                                                      "the files (default %(default)s)")
+    ap.add_argument("--warmup", type=int, default=20, help="warm-up seconds (default %(default)s)")
+    ap.add_argument("--seconds", type=int, default=30, help="measured seconds (default %(default)s)")
+    ap.add_argument("--work", default=os.path.join(procs.OUT, "coprofile"), help="output directory")
+    a = ap.parse_args()
+    if "percpu=no" in a.candor_options:
+        sys.exit("server_coprofile: candor with percpu=no samples with SIGPROF, as async-profiler does: one of "
+                 "them would take the other's signal; use candor's per-CPU timers (the default as root)")
+    wrk, lib, cli = shutil.which("wrk"), os.path.join(a.build, "libcandor.so"), os.path.join(a.build, "candor.jar")
+    if not wrk:
+        sys.exit("server_coprofile: wrk not found (Debian package wrk; `make deps` installs it)")
+    if not (os.path.exists(lib) and os.path.exists(cli)):
+        sys.exit("server_coprofile: %s or %s missing; run `make agent tools` first" % (lib, cli))
+    ap_lib = peers.fetch_async_profiler()
+    if not ap_lib:
+        sys.exit("server_coprofile: async-profiler not found (tools.profiler:async-profiler on Maven Central)")
+    if not os.path.exists(procs.WORKLOADS_JAR):
+        subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(procs.WORKLOADS_DIR, "pom.xml"), "package"], check=True)
+    rows = []
+    for rep in range(1, a.reps + 1):
+        work = os.path.join(a.work, "r%d" % rep)
+        serverdrive.prepare(work)
+        apc, cc = os.path.join(work, "ap.collapsed"), os.path.join(work, "candor.collapsed")
+        cmd = [procs.DEFAULT_JAVA, "-Xms1g", "-Xmx1g",
+               "-agentpath:%s=start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s" % (ap_lib, apc),
+               "-agentpath:%s=start,event=cpu,%s,file=%s,stats=%s,quiet" % (
+                   lib, a.candor_options, cc, os.path.join(work, "candor.json"))]
+        cmd += serverdrive.jetty_argv(procs.WORKLOADS_JAR, work, d["threads"])
+
+        def load(proc, _):
+            with open(os.path.join(work, "wrk.log"), "wb") as out:
+                return serverdrive.drive(proc, work, a.warmup, a.seconds, d["connections"], d["think_ms"], wrk, out)
+        r = procs.run_measured(cmd, os.path.join(work, "server.log"), cwd=work, timeout=a.warmup + a.seconds + 300,
+                               during=load)
+        if r.get("error") or r["exit"] != 0:
+            sys.exit("server_coprofile: %s (exit %d); log: %s" % (r.get("error", "the server failed"), r["exit"],
+                                                                  os.path.join(work, "server.log")))
+        apc = profiles.for_compare(apc, os.path.join(work, "ap.compare.collapsed"))
+        row = (overlap(cli, apc, cc), overlap(cli, apc, cc, "--drop-failures"), share(apc, "switch"),
+               share(cc, "switch"), share(apc, "kernel"), share(cc, "kernel"))
+        rows.append(row)
+        print("run %d: overlap %.3f (recorded stacks only %.3f); finish_task_switch leaf: async-profiler %.1f%%, "
+              "candor %.1f%%; kernel: async-profiler %.1f%%, candor %.1f%%" % ((rep,) + row[:2] + tuple(
+                  100 * x for x in row[2:])), flush=True)
+    med = [statistics.median(col) for col in zip(*rows)]
+    print("median of %d: overlap %.3f (recorded stacks only %.3f); finish_task_switch leaf: async-profiler %.1f%%, "
+          "candor %.1f%%; kernel: async-profiler %.1f%%, candor %.1f%%" % ((len(rows),) + tuple(med[:2]) + tuple(
+              100 * x for x in med[2:])))
+
+
+if __name__ == "__main__":
+    main()
