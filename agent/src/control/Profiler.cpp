@@ -61,7 +61,7 @@ constexpr int kDrainPeriodMs = 5;
 // buffer every drain (each 1 ms while any is lent), so this covers 32 deep samples between two
 // drains, or a writer kept off the CPU for tens of milliseconds.
 constexpr uint32_t kSpillBuffers = 32;  // SpillPool::kMaxBuffers
-constexpr int kRescanEvery = 200;  // drain steps between /proc scans for allthreads (~1 s)
+constexpr int kRescanEvery = 200;  // drain steps between the once-a-second checks: allthreads rescan, signal takeover
 }  // namespace
 
 Profiler& Profiler::instance() {
@@ -473,7 +473,10 @@ bool Profiler::drainStep() {
     uint64_t now = clockNs(CLOCK_MONOTONIC);
     if (options_.loopNs > 0 && now - base_.wallNs >= static_cast<uint64_t>(options_.loopNs)) rotateIntervalLocked(now);
   }
-  if (options_.allThreads && ++steps % kRescanEvery == 0) registry_.addAllProcessThreads();
+  if (++steps % kRescanEvery == 0) {
+    if (options_.allThreads) registry_.addAllProcessThreads();
+    logReplacedSignal();
+  }
   NativeStack::refresh();  // libraries loaded since (libnio comes with the first NIO call): ~1 µs if none
   // Hurry while the ring fills faster than one step per 5 ms keeps up with, or while deep stacks
   // borrow spill buffers (each is lent until a drain gives it back).
@@ -481,6 +484,15 @@ bool Profiler::drainStep() {
   bool spilled = lent != spillLentSeen_;
   spillLentSeen_ = lent;
   return drained > ring_->capacity() / 8 || spilled;
+}
+
+void Profiler::logReplacedSignal() {
+  int sig = SignalHandler::replacedSignal();
+  if (sig == 0 || sig == replacedSignalLogged_) return;
+  replacedSignalLogged_ = sig;
+  logError("another handler replaced candor's for %s (a profiler or library loaded after candor): its ticks no"
+           " longer reach candor and go uncounted; run one profiler at a time, or give candor a free signal"
+           " (signal=, wallsignal=)", signalName(sig));
 }
 
 bool Profiler::stop(std::string* why) {

@@ -66,6 +66,7 @@ class Profiler {
   // The CPU engine's timers, as the start line and status name them: per-thread, per-cpu, process.
   const char* timersName() const;
   bool drainStep();         // writer thread: ring → store, resolve new methods; true if busy
+  void logReplacedSignal();  // writer thread, about once a second
   uint64_t drainLocked();
   void writeOutputs(bool final, const std::vector<std::string>& paths);
 
@@ -110,6 +111,7 @@ class Profiler {
   uint64_t endWallNs_ = 0;
   uint64_t endCpuNs_ = 0;
   uint64_t spillLentSeen_ = 0;  // writer thread: spill buffers lent as of the last drain step
+  int replacedSignalLogged_ = 0;  // writer thread: the signal whose takeover was logged, once
 };
 
 }  // namespace candor

@@ -23,7 +23,7 @@ int gCpuSignal = 0;
 int gWallSignal = 0;
 pid_t gPid = 0;
 SignalSampleSink* gSink = nullptr;
-int gInstalled[65] = {};
+std::atomic<bool> gInstalled[65] = {};  // set by a start command, read by the writer's check
 
 void onCpuTick_signalSafe(siginfo_t* info, void* ucontext) {
   auto tid = static_cast<int32_t>(syscall(SYS_gettid));
@@ -68,9 +68,19 @@ bool SignalHandler::install(int sig, std::string* why) {
     *why = std::string("sigaction: ") + strerror(errno);
     return false;
   }
-  gInstalled[sig] = 1;
+  gInstalled[sig] = true;
   AgentThread::addSamplingSignal(sig);  // candor's own threads never take it
   return true;
+}
+
+int SignalHandler::replacedSignal() {
+  for (int sig = 1; sig <= 64; sig++) {
+    if (!gInstalled[sig]) continue;
+    struct sigaction now = {};
+    if (sigaction(sig, nullptr, &now) != 0) continue;
+    if (!(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != onSignal_signalSafe) return sig;
+  }
+  return 0;
 }
 
 void SignalHandler::activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink) {

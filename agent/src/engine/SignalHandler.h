@@ -26,6 +26,11 @@ class SignalHandler {
   // Stops sampling and waits until no handler is still running; pending signals that arrive
   // later are ignored.
   static void deactivate();
+  // A signal candor installed whose handler is no longer candor's, or 0: another profiler or
+  // library loaded later took it over (install() refuses only a handler that was there first),
+  // and that signal's ticks no longer reach candor. One sigaction query per installed signal;
+  // for the writer thread, not the handler path.
+  static int replacedSignal();
 
  private:
   static void onSignal_signalSafe(int sig, siginfo_t* info, void* ucontext);
