@@ -5,8 +5,10 @@ cost (bench/README.md, "Two profilers in one JVM").
 
     python3 bench/server_coprofile.py [--reps 3] [--candor-options interval=1ms] [--warmup 20] [--seconds 30]
 
-candor's default per-CPU timers take no signal, so async-profiler keeps SIGPROF to itself (candor with
-`percpu=no` would take it over: the script refuses that). Per run it prints `candor compare`'s overlap of
+candor's default per-CPU timers take no signal and keep no timer on a thread. With `percpu=no` both
+profilers would put a 1 ms cpu-clock timer on every thread, started at the same switch-in: they fall due
+together, and async-profiler's signal arrives inside candor's handler (tried: two thirds of its samples were
+candor's handler). The script refuses that. Per run it prints `candor compare`'s overlap of
 the two profiles (all ticks, and recorded stacks only), and each profile's share of samples whose leaf is
 the scheduler's finish_task_switch and of samples in the kernel. Against the bench's separate runs this
 shows what async-profiler's timers add to the process: the switch and kernel work both profilers then see.
@@ -51,8 +53,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(procs.OUT, "coprofile"), help="output directory")
     a = ap.parse_args()
     if "percpu=no" in a.candor_options:
-        sys.exit("server_coprofile: candor with percpu=no samples with SIGPROF, as async-profiler does: one of "
-                 "them would take the other's signal; use candor's per-CPU timers (the default as root)")
+        sys.exit("server_coprofile: with percpu=no candor's timers per thread fall due with async-profiler's, "
+                 "and async-profiler samples candor's signal handler; use candor's per-CPU timers (the default "
+                 "as root)")
     wrk, lib, cli = shutil.which("wrk"), os.path.join(a.build, "libcandor.so"), os.path.join(a.build, "candor.jar")
     if not wrk:
         sys.exit("server_coprofile: wrk not found (Debian package wrk; `make deps` installs it)")
