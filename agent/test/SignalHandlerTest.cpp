@@ -37,8 +37,10 @@ TEST(SignalHandler, NoticesATakeoverAfterInstall) {
   EXPECT_EQ(0, SignalHandler::replacedSignal());
   installOther(SIGUSR2);
   EXPECT_EQ(SIGUSR2, SignalHandler::replacedSignal());
+  EXPECT_FALSE(SignalHandler::install(SIGUSR2, &why));  // a next session does not take it back silently
+  EXPECT_NE(std::string::npos, why.find("another handler")) << why;
   struct sigaction ignore = {};
   ignore.sa_handler = SIG_IGN;
-  ASSERT_EQ(0, sigaction(SIGUSR2, &ignore, nullptr));  // a plain handler or SIG_IGN is a takeover too
+  ASSERT_EQ(0, sigaction(SIGUSR2, &ignore, nullptr));  // SIG_IGN is a takeover too (install() would take it)
   EXPECT_EQ(SIGUSR2, SignalHandler::replacedSignal());
 }

@@ -61,7 +61,7 @@ constexpr int kDrainPeriodMs = 5;
 // buffer every drain (each 1 ms while any is lent), so this covers 32 deep samples between two
 // drains, or a writer kept off the CPU for tens of milliseconds.
 constexpr uint32_t kSpillBuffers = 32;  // SpillPool::kMaxBuffers
-constexpr int kRescanEvery = 200;  // drain steps between the once-a-second checks: allthreads rescan, signal takeover
+constexpr int kStepsPerSecond = 200;  // drain steps between once-a-second checks (allthreads, signals)
 }  // namespace
 
 Profiler& Profiler::instance() {
@@ -473,7 +473,7 @@ bool Profiler::drainStep() {
     uint64_t now = clockNs(CLOCK_MONOTONIC);
     if (options_.loopNs > 0 && now - base_.wallNs >= static_cast<uint64_t>(options_.loopNs)) rotateIntervalLocked(now);
   }
-  if (++steps % kRescanEvery == 0) {
+  if (++steps % kStepsPerSecond == 0) {
     if (options_.allThreads) registry_.addAllProcessThreads();
     logReplacedSignal();
   }

@@ -50,9 +50,9 @@ bool SignalHandler::install(int sig, std::string* why) {
     *why = "bad signal number";
     return false;
   }
-  if (gInstalled[sig]) return true;
   struct sigaction old = {};
   sigaction(sig, nullptr, &old);
+  if (gInstalled[sig] && isOurs(old)) return true;  // a second session on the same signal
   bool foreign = (old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != nullptr
                                              : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
   if (foreign) {
@@ -73,12 +73,15 @@ bool SignalHandler::install(int sig, std::string* why) {
   return true;
 }
 
+bool SignalHandler::isOurs(const struct sigaction& action) {
+  return (action.sa_flags & SA_SIGINFO) && action.sa_sigaction == onSignal_signalSafe;
+}
+
 int SignalHandler::replacedSignal() {
   for (int sig = 1; sig <= 64; sig++) {
     if (!gInstalled[sig]) continue;
     struct sigaction now = {};
-    if (sigaction(sig, nullptr, &now) != 0) continue;
-    if (!(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != onSignal_signalSafe) return sig;
+    if (sigaction(sig, nullptr, &now) == 0 && !isOurs(now)) return sig;
   }
   return 0;
 }

@@ -6,6 +6,8 @@
 // Two signals may be live at once: the CPU engine's (cpu, ctimer, itimer) and the wall
 // sampler's, which carries a WallTargets index as its sigqueue value.
 #pragma once
+#include <signal.h>
+
 #include <atomic>
 #include <string>
 
@@ -17,7 +19,8 @@ namespace candor {
 class SignalHandler {
  public:
   // Installs candor's handler for `sig` unless another handler is there already (then false,
-  // and `why` names the problem). Installing twice for the same signal is a no-op.
+  // and `why` names the problem; also when another one took the place of candor's since a
+  // previous session). Installing twice for the same signal is a no-op.
   static bool install(int sig, std::string* why);
 
   // Points the handlers at the current session and lets them sample. `cpuEngine` may be null
@@ -34,6 +37,7 @@ class SignalHandler {
 
  private:
   static void onSignal_signalSafe(int sig, siginfo_t* info, void* ucontext);
+  static bool isOurs(const struct sigaction& action);
 };
 
 }  // namespace candor
