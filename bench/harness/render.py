@@ -403,7 +403,11 @@ SERVER_NOTES = [
     "The overlap target compares candor's profile of the server with async-profiler's default one (native and "
     "kernel frames included) and asks for at least the agreement of two async-profiler runs with each other. The "
     "sample-rate target counts every sample of the Java threads per CPU-second of those threads, system time "
-    "included: a profiler that cannot sample in the kernel loses the server's system time."]
+    "included: a profiler that cannot sample in the kernel loses the server's system time. Read the overlap "
+    "with the context-switch line under the server table: async-profiler's timers per thread put a tick that "
+    "falls due during a context switch on the thread's own stack at `finish_task_switch` (and lengthen every "
+    "switch), where candor's per-CPU timers lose it (`[cpu_unsampled]`) or give it to the next thread; "
+    "`percpu=no`'s recorded stacks compare like with like."]
 
 
 def server(raw, s):
