@@ -68,7 +68,11 @@ class CpuCoverageTest {
             figures.append(String.format(" %s: %d ticks for %d ms of CPU (%s; cpu_unsampled %d, kernel_unsampled %d);",
                     thread, ticks, expected, Figures.pct((double) ticks / expected), cpuUnsampled, kernelUnsampled));
             assertTrue(expected >= 500, name + ": " + thread + " used only " + expected + " ms of CPU");
-            assertEquals(1.0, (double) ticks / expected, 0.08, name + ": " + thread + " ticks per ms of its CPU;" + figures);
+            // No CPU of a thread may go without a tick (8%). A surplus is looser (15%): a per-CPU tick that falls
+            // due during the partner's switch-out fires in this thread's switch-in and lands here (a fresh-clone
+            // run on JDK 25 had 111%); the pair's total below holds both within 5%.
+            double ratio = (double) ticks / expected;
+            assertTrue(ratio >= 0.92 && ratio <= 1.15, name + ": " + thread + " ticks per ms of its CPU " + ratio + ";" + figures);
             expectedAll += expected;
             ticksAll += ticks;
         }
