@@ -16,7 +16,6 @@ shows what async-profiler's timers add to the process: the switch and kernel wor
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -29,11 +28,10 @@ REPO = os.path.dirname(BENCH)
 
 
 def overlap(cli, a, b, *options):
-    p = subprocess.run([procs.DEFAULT_JAVA, "-jar", cli, "compare", a, b] + list(options), capture_output=True, text=True)
-    m = re.search(r"^overlap\(A,B\)\s+([\d.]+)", p.stdout, re.M)
-    if not m:
-        sys.exit("server_coprofile: candor compare failed: %s" % (p.stderr or p.stdout)[-300:])
-    return float(m.group(1))
+    value, error = profiles.compare_overlap(procs.DEFAULT_JAVA, cli, a, b, *options)
+    if error:
+        sys.exit("server_coprofile: " + error)
+    return value
 
 
 def share(path, key):

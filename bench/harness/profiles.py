@@ -1,6 +1,8 @@
 """Reading profiles in collapsed form (candor's, and async-profiler's written with `ann,threads`)."""
 
+import os
 import re
+import subprocess
 
 JAVA_FRAME = re.compile(r"_\[[ji01]\]$")
 
@@ -115,3 +117,15 @@ def for_compare(path, dst):
             if split_thread(frames)[0] in java_threads:
                 out.write("%s %d\n" % (";".join(frames), n))
     return dst
+
+
+def compare_overlap(java, cli, a, b, *options):
+    """overlap(A,B) as `candor compare` (the CLI jar `cli`) prints it for profiles a and b, with compare's
+    options (--drop-failures: recorded stacks only); (value, None), or (None, what went wrong)."""
+    p = subprocess.run([java, "-jar", cli, "compare", a, b] + list(options), capture_output=True, text=True,
+                       timeout=600)
+    m = re.search(r"^overlap\(A,B\)\s+(-?[\d.]+)", p.stdout, re.M)
+    if not m:
+        return None, "candor compare of %s and %s failed (exit %d): %s" % (
+            os.path.basename(a), os.path.basename(b), p.returncode, (p.stderr or p.stdout)[-300:])
+    return float(m.group(1)), None

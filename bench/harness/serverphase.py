@@ -3,9 +3,7 @@ alternating rounds, then every profile compared with async-profiler's default on
 The runs go into the bench's list like every other run; summary.server() reads them."""
 
 import os
-import re
 import shutil
-import subprocess
 import sys
 
 from . import configs, peers, procs, profiles, serverdrive
@@ -93,14 +91,11 @@ class ServerPhase:
     def overlap(self, a, b, *options):
         """overlap(A,B) as `candor compare` prints it, of two runs' profiles (with `candor compare` options:
         --drop-failures compares recorded stacks only, as a profiler that drops what it could not sample)."""
-        cmd = [self.bench.java, "-jar", self.candor_jar, "compare", compare_input(a), compare_input(b)] + list(options)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        m = re.search(r"^overlap\(A,B\)\s+(-?[\d.]+)", p.stdout, re.M)
-        if not m:
-            self.bench.anomaly("candor compare of %s and %s failed (exit %d): %s" % (
-                os.path.basename(cmd[-2]), os.path.basename(cmd[-1]), p.returncode, (p.stderr or p.stdout)[-300:]))
-            return None
-        return float(m.group(1))
+        value, error = profiles.compare_overlap(self.bench.java, self.candor_jar, compare_input(a), compare_input(b),
+                                                *options)
+        if error:
+            self.bench.anomaly(error)
+        return value
 
 
 def compare_input(r):
