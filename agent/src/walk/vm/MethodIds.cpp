@@ -15,7 +15,11 @@ jmethodID MethodIds::idOf_signalSafe(uintptr_t method) const {
   uintptr_t ids = loadPtr_signalSafe(holder + l_.klassJmethodIds);
   if (ids == 0 || (ids & 7) != 0) return nullptr;
   uint64_t idnum = loadUField_signalSafe(constMethod, l_.constIdnum);
-  if (!inHolder_signalSafe(holder, method, idnum)) return nullptr;
+  if (!inHolder_signalSafe(holder, method, idnum)) {
+    method = declaredIntrinsic_signalSafe(holder, method);
+    if (method == 0) return nullptr;
+    idnum = loadUField_signalSafe(loadPtr_signalSafe(method + l_.methodConst), l_.constIdnum);
+  }
   uint64_t length = load_signalSafe<uint64_t>(ids);
   if (idnum + 1 > length) return nullptr;
   uintptr_t id = loadPtr_signalSafe(ids + (idnum + 1) * sizeof(uintptr_t));
@@ -35,6 +39,22 @@ bool MethodIds::inHolder_signalSafe(uintptr_t holder, uintptr_t method, uint64_t
     if (loadPtr_signalSafe(data + i * 8) == method) return true;
   }
   return false;
+}
+
+uintptr_t MethodIds::declaredIntrinsic_signalSafe(uintptr_t holder, uintptr_t method) const {
+  if (l_.methodIntrinsicId.off < 0 || !isNative_signalSafe(method)) return 0;
+  uint64_t iid = loadUField_signalSafe(method, l_.methodIntrinsicId);
+  if (iid == 0) return 0;  // vmIntrinsics::_none
+  uintptr_t methods = loadPtr_signalSafe(holder + l_.klassMethods);
+  if (methods == 0 || (methods & 7) != 0) return 0;
+  int32_t length = load_signalSafe<int32_t>(methods + l_.methodArrayLength);
+  uintptr_t data = methods + l_.methodArrayData;
+  for (int32_t i = 0; i < length && i < 1024; i++) {
+    uintptr_t declared = loadPtr_signalSafe(data + i * 8);
+    if (declared == 0 || (declared & 7) != 0 || declared == method) continue;
+    if (loadUField_signalSafe(declared, l_.methodIntrinsicId) == iid && isNative_signalSafe(declared)) return declared;
+  }
+  return 0;
 }
 
 bool MethodIds::isNative_signalSafe(uintptr_t method) const {

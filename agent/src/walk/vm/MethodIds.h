@@ -24,7 +24,11 @@ class MethodIds {
   // A Method* taken from a frame or from debug info is checked before its id is used: it must
   // be in its own class's method array, and a pointer-style id must point back at it. A stale or
   // garbage Method* thus yields nullptr ([unknown_method]) rather than an id that would make
-  // the writer's JVMTI calls read random memory.
+  // the writer's JVMTI calls read random memory. One kind of Method* is outside its class's array
+  // by design: the VM's own copies of MethodHandle.invokeBasic and linkTo* (one per signature,
+  // made by Method::make_method_handle_intrinsic, run as compiled code of their own). Such a copy
+  // takes the id of the native method its class declares with the same intrinsic id, the name
+  // async-profiler and JFR give it too.
   jmethodID idOf_signalSafe(uintptr_t method) const;
   bool isNative_signalSafe(uintptr_t method) const;
   // bcp → bci of an interpreted frame; -1 when bcp is not inside the method's bytecodes.
@@ -32,6 +36,7 @@ class MethodIds {
 
  private:
   bool inHolder_signalSafe(uintptr_t holder, uintptr_t method, uint64_t idnum) const;
+  uintptr_t declaredIntrinsic_signalSafe(uintptr_t holder, uintptr_t method) const;
   const VmLayout& l_;
 };
 

@@ -149,6 +149,7 @@ void loadMethod(Picker& p, VmLayout* l) {
   l->methodConst = p.off("Method", "_constMethod");
   l->methodAccessFlags = p.sized("Method", "_access_flags");
   l->methodAccessFlags.size = 2;  // JVM_ACC_NATIVE is in the low 16 bits (int on 17, u2 on 25)
+  if (p.has("Method", "_intrinsic_id")) l->methodIntrinsicId = p.sized("Method", "_intrinsic_id");
   l->constConstants = p.off("ConstMethod", "_constants");
   l->constIdnum = p.sized("ConstMethod", "_method_idnum");
   l->constCodeSize = p.sized("ConstMethod", "_code_size");

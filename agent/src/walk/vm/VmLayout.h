@@ -51,6 +51,7 @@ struct VmLayout {
   // Method* → jmethodID: Method → ConstMethod → ConstantPool → InstanceKlass → jmethodID array.
   int32_t methodConst = -1;
   VmOff methodAccessFlags;
+  VmOff methodIntrinsicId;  // optional (off < 0: MethodHandle intrinsics stay [unknown_method])
   int32_t constConstants = -1, constMethodSize = -1;
   VmOff constIdnum, constCodeSize;
   int32_t poolHolder = -1, klassJmethodIds = -1;
