@@ -13,8 +13,10 @@ namespace candor {
 namespace {
 // The C frames from the interrupted registers up to Java code, read live inside the crash guard
 // (a stray rbp or a bad unwind row must not fault the application's thread). A fault keeps no
-// frame: the Java walk goes on from its own start.
-int32_t cFrames_signalSafe(void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
+// frame: the Java walk goes on from its own start. *end: where the unwinder stopped, when that is
+// outside native code (the Java caller), else pc 0.
+int32_t cFrames_signalSafe(void* ucontext, ASGCT_CallFrame* frames, int32_t max, SampledRegs* end) {
+  *end = SampledRegs{0, 0, 0, 0};
   if (NativeStack::mode() == CStackMode::kNo) return 0;  // enabled only once the crash guard is installed
   auto uc = static_cast<const ucontext_t*>(ucontext);
   NativeRegs regs{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
@@ -28,17 +30,19 @@ int32_t cFrames_signalSafe(void* ucontext, ASGCT_CallFrame* frames, int32_t max)
     CrashGuard::arm_signalSafe(&jb);
     n = NativeStack::walk_signalSafe(mem, &regs, frames, max);
     CrashGuard::disarm_signalSafe();
+    if (n > 0 && !NativeStack::isNative_signalSafe(regs.pc)) *end = SampledRegs{regs.pc, regs.sp, regs.fp, 0};
   }
   return n;
 }
 }  // namespace
 
 int32_t walkUserStack_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max, bool ownWalker) {
-  int32_t c = cFrames_signalSafe(ucontext, frames, max - 1);  // room for one Java frame at least
+  SampledRegs cEnd;
+  int32_t c = cFrames_signalSafe(ucontext, frames, max - 1, &cEnd);  // room for one Java frame at least
   if (env == nullptr) return c > 0 ? c : kNotJavaThreadCode;
   int32_t j;
   if (ownWalker) {
-    j = VmStackWalker::walk_signalSafe(env, ucontext, frames + c, max - c, c > 0);
+    j = VmStackWalker::walk_signalSafe(env, ucontext, frames + c, max - c, c > 0 ? &cEnd : nullptr);
   } else {
     ASGCT_CallTrace trace = {env, 0, frames + c};
     Jvm::asgct()(&trace, max - c, ucontext);

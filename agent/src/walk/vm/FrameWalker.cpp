@@ -65,8 +65,9 @@ bool FrameWalker::startFromCopy_signalSafe(const Stack& s, Regs* r, int32_t* cod
   return false;
 }
 
-bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, const Stack& s, Regs* r,
-                                       int32_t* code, bool* interrupted, bool* leafCall) const {
+bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, const SampledRegs* cFramesEnd,
+                                       const Stack& s, Regs* r, int32_t* code, bool* interrupted,
+                                       bool* leafCall) const {
   if (s.copy != nullptr) return startFromCopy_signalSafe(s, r, code, interrupted, leafCall);
   auto uc = static_cast<const ucontext_t*>(ucontext);
   int64_t state = loadField_signalSafe(thread, l_.threadState);
@@ -82,6 +83,13 @@ bool FrameWalker::startRegs_signalSafe(uintptr_t thread, const void* ucontext, c
     *interrupted = false;
     // In Java state but outside generated code: a leaf call into the VM or a library.
     if (fromAnchor_signalSafe(thread + l_.threadAnchor, s, r)) return true;
+    // The native unwinder walked that C code (cstack) up to its Java caller: start there rather
+    // than guess through rbp links, which code without frame pointers (glibc, libm) breaks.
+    if (cFramesEnd != nullptr && code_.inCodeCache_signalSafe(cFramesEnd->pc) && s.contains(cFramesEnd->sp)) {
+      *r = Regs{cFramesEnd->pc, cFramesEnd->sp, cFramesEnd->fp, 0};
+      *leafCall = true;
+      return true;
+    }
     if (climbNativeFrames_signalSafe(s, r)) {
       *leafCall = true;
       return true;
@@ -224,17 +232,17 @@ int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, 
 }
 
 int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
-                                     StackCopy* copy, bool cFramesAbove) const {
+                                     StackCopy* copy, const SampledRegs* cFramesEnd) const {
   uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
   Stack s{base - loadPtr_signalSafe(thread + l_.stackSize), base, copy};
   Regs r = {0, 0, 0, 0};
   int32_t code = kUnknownJava;
   bool top = false;  // true while r holds interrupted registers: the pc is not a return address
   bool leafCall = false;
-  if (!startRegs_signalSafe(thread, ucontext, s, &r, &code, &top, &leafCall)) return code;
+  if (!startRegs_signalSafe(thread, ucontext, cFramesEnd, s, &r, &code, &top, &leafCall)) return code;
   uintptr_t callStubReturn = loadPtr_signalSafe(reinterpret_cast<uintptr_t>(l_.callStubReturn));
   int32_t n = 0;
-  if (leafCall && max > 1 && !cFramesAbove) {
+  if (leafCall && max > 1 && cFramesEnd == nullptr) {
     const char* name = copy != nullptr ? kCopiedNativeName : kLeafCallName;
     frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(0, name, false)};
   }

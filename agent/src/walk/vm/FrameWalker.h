@@ -30,9 +30,11 @@ class FrameWalker {
   // inside CrashGuard: a fault here is expected and caught by the caller.
   // walk=copy: `copy` (not null) is a sample perf took; the walk starts from its registers
   // (`ucontext` is ignored) and reads the thread's stack only from it (StackCopy.h).
-  // `cFramesAbove`: the C frames above are recorded already (cstack): no leaf-call pseudo-frame.
+  // `cFramesEnd` (not null): the C frames above are recorded already (cstack), so no leaf-call
+  // pseudo-frame; its pc, when not 0, is where the native unwinder left them: the return address
+  // into the Java code that called them, with the caller's sp and fp.
   int32_t walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
-                          StackCopy* copy = nullptr, bool cFramesAbove = false) const;
+                          StackCopy* copy = nullptr, const SampledRegs* cFramesEnd = nullptr) const;
 
  private:
   struct Regs {
@@ -50,8 +52,8 @@ class FrameWalker {
   // false with *code set when there is no Java frame to start from; *interrupted tells whether
   // r is the interrupted context (pc mid-instruction-stream) or a recorded last Java frame.
   // *leafCall: the thread was in C code called from Java without a transition (no anchor).
-  bool startRegs_signalSafe(uintptr_t thread, const void* ucontext, const Stack& s, Regs* r, int32_t* code,
-                            bool* interrupted, bool* leafCall) const;
+  bool startRegs_signalSafe(uintptr_t thread, const void* ucontext, const SampledRegs* cFramesEnd, const Stack& s,
+                            Regs* r, int32_t* code, bool* interrupted, bool* leafCall) const;
   bool startFromCopy_signalSafe(const Stack& s, Regs* r, int32_t* code, bool* interrupted, bool* leafCall) const;
   bool fromAnchor_signalSafe(uintptr_t anchor, const Stack& s, Regs* r) const;
   bool returnsIntoJava_signalSafe(uintptr_t pc) const;

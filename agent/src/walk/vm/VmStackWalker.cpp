@@ -116,7 +116,7 @@ bool VmStackWalker::enable(jvmtiEnv* jvmti, JNIEnv* env) {
 bool VmStackWalker::enabled() { return lv(gEnabled); }
 
 int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max,
-                                       bool cFramesAbove) {
+                                       const SampledRegs* cFramesEnd) {
   if (!lv(gEnabled)) return -1;
   uintptr_t thread = reinterpret_cast<uintptr_t>(env) - gLayout.envOffset;
   sigjmp_buf jb;
@@ -124,7 +124,7 @@ int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFr
   volatile int32_t result = kWalkFaultCode;
   if (sigsetjmp(jb, 0) == 0) {
     CrashGuard::arm_signalSafe(&jb);
-    result = gWalker.walk_signalSafe(thread, ucontext, frames, max, nullptr, cFramesAbove);
+    result = gWalker.walk_signalSafe(thread, ucontext, frames, max, nullptr, cFramesEnd);
     CrashGuard::disarm_signalSafe();
   }
   return result;

@@ -23,10 +23,11 @@ class VmStackWalker {
 
   // Signal-handler path: the stack of the current thread (whose JNIEnv is `env`) into
   // `frames`; returns the count or an AGCT-style code, kWalkFaultCode when a read faulted.
-  // `cFramesAbove`: the caller recorded the C frames above the Java ones (cstack), so a leaf call
-  // into C code needs no `[stub] native leaf call` frame.
+  // `cFramesEnd` (not null): the caller recorded the C frames above the Java ones (cstack), so a
+  // leaf call into C code needs no `[stub] native leaf call` frame; when its pc is not 0 the Java
+  // walk starts there, where the native unwinder reached the Java caller (FrameWalker.h).
   static int32_t walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max,
-                                 bool cFramesAbove = false);
+                                 const SampledRegs* cFramesEnd = nullptr);
   // walk=copy, on the ring reader (an ordinary thread): the stack of the JavaThread at `thread`
   // from a sample perf took without a signal (registers and stack copy, StackCopy.h), inside the
   // crash guard. Returns the count or a code as walk_signalSafe; copy->beyond() tells whether the
