@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <sstream>
 #include <vector>
 
@@ -101,7 +103,9 @@ TEST(OwnWalker, DebugInfoIntsDecodeInBothForms) {
       std::vector<uint8_t> e = encode(v, excludes0);
       stream.insert(stream.end(), e.begin(), e.end());
     }
-    if (excludes0) EXPECT_EQ(std::count(stream.begin(), stream.end(), 0), 0);  // the point of X = 1
+    if (excludes0) {
+      EXPECT_EQ(std::count(stream.begin(), stream.end(), 0), 0);  // the point of X = 1
+    }
     auto p = reinterpret_cast<uintptr_t>(stream.data());
     for (uint32_t v : values) {
       EXPECT_EQ(static_cast<uint32_t>(ScopeDecoder::readUnsigned5_signalSafe(&p, excludes0)), v)
@@ -109,4 +113,79 @@ TEST(OwnWalker, DebugInfoIntsDecodeInBothForms) {
     }
     EXPECT_EQ(p, reinterpret_cast<uintptr_t>(stream.data() + stream.size()));
   }
+}
+
+namespace {
+// A JDK 17-shaped nmethod in plain memory: PcDescs (pc offset, scope offset) and a scope stream
+// of (sender, method index, bci + 1) triples; method "pointers" are ids the decoder only copies.
+struct FakeNmethod {
+  static constexpr int kPcDescSize = 16;
+  alignas(8) uint8_t blob[512] = {};
+  std::vector<uint8_t> scopes{0};  // offset 0 is serialized_null
+  int pcDescs = 0;
+  VmLayout layout;
+  FakeNmethod() {
+    layout.immutableData = false;
+    layout.nmMethod = 0;
+    layout.nmPcsBegin = {8, 4};
+    layout.nmPcsEnd = {12, 4};
+    layout.nmScopesData = {16, 8};
+    layout.nmMetadata = {24, 4};
+    layout.pcDescSize = kPcDescSize;
+    layout.pcDescPcOffset = 0;
+    layout.pcDescScopeOffset = 4;
+    put<uint64_t>(0, 0xA000);  // the nmethod's own Method*
+    put<int32_t>(8, 64);
+    put<int32_t>(24, 384);
+    for (int i = 1; i <= 8; i++) put<uint64_t>(384 + (i - 1) * 8, 0x1000u * i);  // method index i
+    addPcDesc(-1, 0);  // HotSpot's sentinel
+  }
+  template <typename T>
+  void put(int at, T v) { memcpy(blob + at, &v, sizeof v); }
+  int scope(int sender, int methodIndex, int bci) {
+    int at = static_cast<int>(scopes.size());
+    for (int v : {sender, methodIndex, bci + 1}) scopes.push_back(static_cast<uint8_t>(v));  // < 192: one byte
+    return at;
+  }
+  void addPcDesc(int pc, int scopeOffset) {
+    put<int32_t>(64 + pcDescs * kPcDescSize, pc);
+    put<int32_t>(64 + pcDescs * kPcDescSize + 4, scopeOffset);
+    put<int32_t>(12, 64 + ++pcDescs * kPcDescSize);
+    put<uint64_t>(16, reinterpret_cast<uintptr_t>(scopes.data()));
+  }
+  // "method@bci;..." innermost first.
+  std::string decode(int pcOffset, bool top) {
+    put<uint64_t>(16, reinterpret_cast<uintptr_t>(scopes.data()));
+    BlobInfo b;
+    b.blob = reinterpret_cast<uintptr_t>(blob);
+    b.codeBegin = 0x100000;
+    JavaScope out[8];
+    int n = ScopeDecoder(layout).decode_signalSafe(b, b.codeBegin + pcOffset, top, out, 8);
+    std::string s;
+    for (int i = 0; i < n; i++) s += (i ? ";" : "") + std::to_string(out[i].method / 0x1000) + "@" + std::to_string(out[i].bci);
+    return s;
+  }
+};
+}  // namespace
+
+// A return address with no PcDesc of its own is a leaf call (a stub such as arraycopy or SHA-256,
+// a C function): its frame gets only the inlined scopes that the PcDescs on both sides share.
+TEST(OwnWalker, LeafCallGetsTheScopesBothNeighboursShare) {
+  FakeNmethod nm;
+  int root5 = nm.scope(0, 1, 5);
+  int a = nm.scope(root5, 2, 7);
+  nm.addPcDesc(10, nm.scope(a, 3, 2));  // 1@5 → 2@7 → 3@2
+  nm.addPcDesc(30, nm.scope(a, 4, 1));  // 1@5 → 2@7 → 4@1
+  nm.addPcDesc(50, nm.scope(nm.scope(0, 1, 9), 5, 0));  // 1@9 → 5@0
+  int root6 = nm.scope(0, 1, 6);
+  nm.addPcDesc(70, nm.scope(root6, 2, 7));  // 1@6 → 2@7: method 2 again, inlined at another bci
+  nm.addPcDesc(90, a);                      // 1@5 → 2@7
+  EXPECT_EQ(nm.decode(30, false), "4@1;2@7;1@5");  // a call's own PcDesc
+  EXPECT_EQ(nm.decode(20, false), "2@7;1@5");      // between two calls inside method 2
+  EXPECT_EQ(nm.decode(40, false), "1@5");          // between inlinings that share only the root
+  EXPECT_EQ(nm.decode(60, false), "1@9");          // other methods under the root: the root, bci from before
+  EXPECT_EQ(nm.decode(80, false), "1@6");          // method 2 on both sides, but two inlinings of it
+  EXPECT_EQ(nm.decode(100, false), "2@7;1@5");     // past the last PcDesc: the one before
+  EXPECT_EQ(nm.decode(5, false), "3@2;2@7;1@5");   // before the first: the one after
+  EXPECT_EQ(nm.decode(20, true), "4@1;2@7;1@5");   // an interrupted pc: the PcDesc at or after it
 }

@@ -29,57 +29,85 @@ int32_t ScopeDecoder::readUnsigned5_signalSafe(uintptr_t* p, bool excludes0) {
 
 int ScopeDecoder::decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, JavaScope* out, int max) const {
   uintptr_t blob = nm.blob;
-  uintptr_t pcsBegin, pcsEnd, scopes, metadata;
+  Tables t;
   if (l_.immutableData) {  // JDK 25
     uintptr_t imm = load(blob + l_.nmImmutable);
-    pcsBegin = imm + loadField_signalSafe(blob, l_.nmPcsBegin);
-    pcsEnd = imm + loadField_signalSafe(blob, l_.nmPcsEnd);
-    scopes = imm + loadField_signalSafe(blob, l_.nmScopesData);
-    metadata = load(blob + l_.blobMutableData.off) + loadField_signalSafe(blob, l_.blobRelocSize);
+    t.pcsBegin = imm + loadField_signalSafe(blob, l_.nmPcsBegin);
+    t.pcsEnd = imm + loadField_signalSafe(blob, l_.nmPcsEnd);
+    t.scopes = imm + loadField_signalSafe(blob, l_.nmScopesData);
+    t.metadata = load(blob + l_.blobMutableData.off) + loadField_signalSafe(blob, l_.blobRelocSize);
   } else {  // JDK 17
-    pcsBegin = blob + loadField_signalSafe(blob, l_.nmPcsBegin);
-    pcsEnd = blob + loadField_signalSafe(blob, l_.nmPcsEnd);
-    scopes = static_cast<uintptr_t>(loadField_signalSafe(blob, l_.nmScopesData));
-    metadata = blob + loadField_signalSafe(blob, l_.nmMetadata);
+    t.pcsBegin = blob + loadField_signalSafe(blob, l_.nmPcsBegin);
+    t.pcsEnd = blob + loadField_signalSafe(blob, l_.nmPcsEnd);
+    t.scopes = static_cast<uintptr_t>(loadField_signalSafe(blob, l_.nmScopesData));
+    t.metadata = blob + loadField_signalSafe(blob, l_.nmMetadata);
   }
-  if (pcsEnd <= pcsBegin) return 0;  // a native wrapper has no PcDescs
-  uint32_t count = static_cast<uint32_t>((pcsEnd - pcsBegin) / l_.pcDescSize);
+  if (t.pcsEnd <= t.pcsBegin) return 0;  // a native wrapper has no PcDescs
+  uint32_t count = static_cast<uint32_t>((t.pcsEnd - t.pcsBegin) / l_.pcDescSize);
   if (count > kMaxPcDescs) return 0;
   // A PcDesc at offset X describes the code ending at X. An interrupted pc: the first PcDesc at
   // or after it, i.e. the scope of the instruction that retired last, not of the one about to
   // run. A timer interrupt waits for a stalled instruction to retire, so pc usually lies just
   // past the instruction that cost the time (skid); where pc starts a new scope this picks the
   // one that ran. async-profiler decodes the same way; AGCT takes the next scope (pc + 1).
-  // A return address: its own PcDesc; a leaf call into a stub records none, and the next one
-  // may already belong to a later inlined scope, so take the one before the call instead.
+  // A return address: its own PcDesc. A leaf call (a stub, a C function) records none, and the
+  // PcDescs on either side may belong to other inlined scopes, code before the call or after it:
+  // only the scopes both share surely contain the call (commonScopes_signalSafe).
   int64_t target = static_cast<int64_t>(pc - nm.codeBegin);
   uint32_t lo = 0, hi = count;
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;
-    if (load_signalSafe<int32_t>(pcsBegin + mid * l_.pcDescSize + l_.pcDescPcOffset) < target) lo = mid + 1;
+    if (pcOffsetAt(t, mid) < target) lo = mid + 1;
     else hi = mid;
   }
-  if (!top && (lo == count || load_signalSafe<int32_t>(pcsBegin + lo * l_.pcDescSize + l_.pcDescPcOffset) != target)) {
-    if (lo > 1) lo--;  // entry 0 is HotSpot's sentinel (pc_offset -1)
+  if (!top && (lo == count || pcOffsetAt(t, lo) != target) && lo > 1) {  // entry 0: HotSpot's sentinel (-1)
+    return lo == count ? scopesAt_signalSafe(t, blob, lo - 1, out, max) : commonScopes_signalSafe(t, blob, lo, out, max);
   }
   if (lo == count) return 0;
-  int32_t offset = load_signalSafe<int32_t>(pcsBegin + lo * l_.pcDescSize + l_.pcDescScopeOffset);
+  return scopesAt_signalSafe(t, blob, lo, out, max);
+}
+
+int32_t ScopeDecoder::pcOffsetAt(const Tables& t, uint32_t i) const {
+  return load_signalSafe<int32_t>(t.pcsBegin + i * l_.pcDescSize + l_.pcDescPcOffset);
+}
+
+int ScopeDecoder::scopesAt_signalSafe(const Tables& t, uintptr_t blob, uint32_t i, JavaScope* out, int max) const {
+  int32_t offset = load_signalSafe<int32_t>(t.pcsBegin + i * l_.pcDescSize + l_.pcDescScopeOffset);
   if (offset == 0) {  // serialized_null: no scope recorded here; the nmethod's own method
     out[0] = {method_signalSafe(blob), 0};
     return 1;
   }
   int n = 0;
   while (offset > 0 && n < max) {
-    uintptr_t p = scopes + offset;
+    uintptr_t p = t.scopes + offset;
     int32_t sender = readInt_signalSafe(&p);
     int32_t index = readInt_signalSafe(&p);
     int32_t bci = readInt_signalSafe(&p) - 1;  // stored biased by InvocationEntryBci (-1)
-    uintptr_t method = index > 0 ? load(metadata + (index - 1) * sizeof(uintptr_t)) : 0;
+    uintptr_t method = index > 0 ? load(t.metadata + (index - 1) * sizeof(uintptr_t)) : 0;
     out[n++] = {method, bci < 0 ? 0 : bci};
     if (sender >= offset) break;  // senders are recorded first: offsets only go down
     offset = sender;
   }
   return n;
+}
+
+int ScopeDecoder::commonScopes_signalSafe(const Tables& t, uintptr_t blob, uint32_t after, JavaScope* out,
+                                          int max) const {
+  int n = scopesAt_signalSafe(t, blob, after - 1, out, max);
+  JavaScope next[kMaxCommonDepth];
+  int m = scopesAt_signalSafe(t, blob, after, next, kMaxCommonDepth);
+  // Either chain cut short by max: its outermost scopes are unknown, so keep the one before.
+  if (n == max || m == kMaxCommonDepth) return n;
+  // From the nmethod's own method inwards: a scope is shared when its method is the same and its
+  // caller called it from the same bci (the same inlining of the same method).
+  int k = 0;
+  while (k < n && k < m && out[n - 1 - k].method == next[m - 1 - k].method &&
+         (k == 0 || out[n - k].bci == next[m - k].bci)) {
+    k++;
+  }
+  if (k == 0) return n;  // no method in common (cannot happen in one nmethod): keep the one before
+  for (int i = 0; i < k; i++) out[i] = out[n - k + i];
+  return k;
 }
 
 bool ScopeDecoder::isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const {

@@ -21,7 +21,8 @@ class ScopeDecoder {
 
   uintptr_t method_signalSafe(uintptr_t nmethod) const { return load(nmethod + l_.nmMethod); }
   // The scopes at pc, innermost first; returns how many (0: no debug info there). `top`: pc was
-  // interrupted, not a return address: the PcDesc at or after it (the code that ran last).
+  // interrupted, not a return address: the PcDesc at or after it (the code that ran last). A
+  // return address without a PcDesc (a leaf call): the scopes of its two neighbours share.
   int decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, JavaScope* out, int max) const;
   // The deopt handlers' entries: a frame being deoptimized returns there instead of to its pc.
   bool isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const;
@@ -33,6 +34,13 @@ class ScopeDecoder {
   static int32_t readUnsigned5_signalSafe(uintptr_t* p, bool excludes0);
 
  private:
+  static constexpr int kMaxCommonDepth = 64;  // the neighbour's chain, on the handler's stack
+  struct Tables {
+    uintptr_t pcsBegin, pcsEnd, scopes, metadata;
+  };
+  int32_t pcOffsetAt(const Tables& t, uint32_t i) const;
+  int scopesAt_signalSafe(const Tables& t, uintptr_t blob, uint32_t i, JavaScope* out, int max) const;
+  int commonScopes_signalSafe(const Tables& t, uintptr_t blob, uint32_t after, JavaScope* out, int max) const;
   static uintptr_t load(uintptr_t a);
   int32_t readInt_signalSafe(uintptr_t* p) const { return readUnsigned5_signalSafe(p, l_.unsigned5Excludes0); }
   const VmLayout& l_;
