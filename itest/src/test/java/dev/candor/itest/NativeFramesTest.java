@@ -47,16 +47,10 @@ class NativeFramesTest {
     void leafCallsIntoCKeepTheirJavaStack(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         String name = "native frames leaf calls " + jdk;
-        Path dir = Build.runDir("native-frames-leaf-" + jdk.label());
-        Path collapsedFile = dir.resolve("l.collapsed");
-        Path statsFile = dir.resolve("l.json");
-        Jvm.Result run = Jvm.of(jdk, dir)
-                .agent("start,interval=1ms,percpu=no,file=" + collapsedFile + ",stats=" + statsFile)
-                .main(MonitorContention.class, "5").run(Duration.ofSeconds(90));
-        assertEquals(0, run.exitCode(), run.describe());
-        ProfileStats stats = Profiles.stats(statsFile, run);
-        Profiles.assertIdentity(stats, name);
-        CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+        Profiles.Profiled p = Profiles.profile(jdk, "native-frames-leaf-" + jdk.label(), name, "start,interval=1ms,percpu=no",
+                MonitorContention.class, "5");
+        ProfileStats stats = p.stats();
+        CollapsedProfile profile = p.profile();
         long unlocking = profile.count(s -> s.anyFrame(f -> f.equals("SharedRuntime::complete_monitor_unlocking_C"))
                 && s.anyFrame(CollapsedProfile.method(MonitorContention.LOOP)));
         long lost = stats.failure("unknown_not_java");

@@ -96,17 +96,10 @@ class OwnWalkerTest {
         String summary = "own-walker intrinsics " + jdk + ":";
         for (String walk : List.of("agct", "vm", "remote")) {
             String name = "own-walker intrinsics " + jdk + " walk=" + walk;
-            Path dir = Build.runDir("own-walker-intrinsics-" + jdk.label() + "-" + walk);
-            Path collapsedFile = dir.resolve("in.collapsed");
-            Path statsFile = dir.resolve("in.json");
-            Jvm.Result run = Jvm.of(jdk, dir)
-                    .agent("start,event=cpu,interval=1ms,threads,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
-                    .main(Intrinsic.class, "3")
-                    .run(Duration.ofSeconds(60));
-            assertEquals(0, run.exitCode(), run.describe());
-            ProfileStats stats = Profiles.stats(statsFile, run);
-            Profiles.assertIdentity(stats, name);
-            CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), Intrinsic.THREAD, name);
+            Profiles.Profiled p = Profiles.profile(jdk, "own-walker-intrinsics-" + jdk.label() + "-" + walk, name,
+                    "start,event=cpu,interval=1ms,threads,walk=" + walk, Intrinsic.class, "3");
+            ProfileStats stats = p.stats();
+            CollapsedProfile worker = Profiles.threadSubtree(p.profile(), Intrinsic.THREAD, name);
             long unattributed = worker.count(s -> s.isFailure() || s.anyFrame(f -> f.equals("[unknown_method]")));
             double share = (double) unattributed / worker.total();
             long crcStub = worker.countAny(f -> f.startsWith("[stub] StubRoutines::") && f.contains("CRC32"));
@@ -138,17 +131,9 @@ class OwnWalkerTest {
         String summary = "own-walker method handles " + jdk + ":";
         for (String walk : List.of("vm", "remote")) {
             String name = "own-walker method handles " + jdk + " walk=" + walk;
-            Path dir = Build.runDir("own-walker-handles-" + jdk.label() + "-" + walk);
-            Path collapsedFile = dir.resolve("mh.collapsed");
-            Path statsFile = dir.resolve("mh.json");
-            Jvm.Result run = Jvm.of(jdk, dir)
-                    .agent("start,event=cpu,interval=1ms,threads,walk=" + walk + ",file=" + collapsedFile + ",stats=" + statsFile)
-                    .main(HandleCalls.class, "3")
-                    .run(Duration.ofSeconds(60));
-            assertEquals(0, run.exitCode(), run.describe());
-            ProfileStats stats = Profiles.stats(statsFile, run);
-            Profiles.assertIdentity(stats, name);
-            CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), HandleCalls.THREAD, name);
+            Profiles.Profiled p = Profiles.profile(jdk, "own-walker-handles-" + jdk.label() + "-" + walk, name,
+                    "start,event=cpu,interval=1ms,threads,walk=" + walk, HandleCalls.class, "3");
+            CollapsedProfile worker = Profiles.threadSubtree(p.profile(), HandleCalls.THREAD, name);
             long unknown = worker.countAny(f -> f.equals("[unknown_method]"));
             long invokeBasic = worker.countAny(CollapsedProfile.method(HandleCalls.INVOKE_BASIC));
             summary += String.format(" walk=%s invokeBasic %d, [unknown_method] %d of %d;", walk, invokeBasic, unknown,

@@ -6,6 +6,7 @@ import dev.candor.model.ProfileStats;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
@@ -16,6 +17,28 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /** Reading and checking what a run wrote. */
 final class Profiles {
+
+    /** A profiled run: the JVM's result, its stats and its collapsed profile. */
+    record Profiled(Jvm.Result run, ProfileStats stats, CollapsedProfile profile) {
+    }
+
+    /**
+     * Runs {@code main args} on {@code jdk} in the run directory {@code runDir} with the agent's
+     * {@code options} plus a collapsed file and stats; the JVM must exit 0 and the stats keep the
+     * accounting identity ({@code name} says which run failed).
+     */
+    static Profiled profile(Jdks.Jdk jdk, String runDir, String name, String options, Class<?> main, String... args)
+            throws Exception {
+        Path dir = Build.runDir(runDir);
+        Path collapsedFile = dir.resolve("profile.collapsed");
+        Path statsFile = dir.resolve("stats.json");
+        Jvm.Result run = Jvm.of(jdk, dir).agent(options + ",file=" + collapsedFile + ",stats=" + statsFile)
+                .main(main, args).run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), name + ": " + run.describe());
+        ProfileStats stats = stats(statsFile, run);
+        assertIdentity(stats, name);
+        return new Profiled(run, stats, collapsed(collapsedFile, run));
+    }
 
     static CollapsedProfile collapsed(Path file, Jvm.Result run) throws IOException {
         assertTrue(Files.isRegularFile(file), "the agent wrote no " + file + "\n" + run.describe());
