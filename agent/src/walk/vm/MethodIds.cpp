@@ -15,8 +15,10 @@ jmethodID MethodIds::idOf_signalSafe(uintptr_t method) const {
   uintptr_t ids = loadPtr_signalSafe(holder + l_.klassJmethodIds);
   if (ids == 0 || (ids & 7) != 0) return nullptr;
   uint64_t idnum = loadUField_signalSafe(constMethod, l_.constIdnum);
-  if (!inHolder_signalSafe(holder, method, idnum)) {
-    method = declaredIntrinsic_signalSafe(holder, method);
+  MethodArray methods;
+  if (!methodsOf_signalSafe(holder, &methods)) return nullptr;
+  if (!inArray_signalSafe(methods, method, idnum)) {
+    method = declaredIntrinsic_signalSafe(methods, method);
     if (method == 0) return nullptr;
     idnum = loadUField_signalSafe(loadPtr_signalSafe(method + l_.methodConst), l_.constIdnum);
   }
@@ -27,30 +29,31 @@ jmethodID MethodIds::idOf_signalSafe(uintptr_t method) const {
   return reinterpret_cast<jmethodID>(id);
 }
 
-bool MethodIds::inHolder_signalSafe(uintptr_t holder, uintptr_t method, uint64_t idnum) const {
+uintptr_t MethodIds::MethodArray::at_signalSafe(int32_t i) const { return loadPtr_signalSafe(data + i * 8); }
+
+bool MethodIds::methodsOf_signalSafe(uintptr_t holder, MethodArray* out) const {
   uintptr_t methods = loadPtr_signalSafe(holder + l_.klassMethods);
   if (methods == 0 || (methods & 7) != 0) return false;
-  int32_t length = load_signalSafe<int32_t>(methods + l_.methodArrayLength);
-  if (length <= 0 || length > 65536) return false;
-  uintptr_t data = methods + l_.methodArrayData;
+  out->length = load_signalSafe<int32_t>(methods + l_.methodArrayLength);
+  out->data = methods + l_.methodArrayData;
+  return out->length > 0 && out->length <= 65536;
+}
+
+bool MethodIds::inArray_signalSafe(const MethodArray& a, uintptr_t method, uint64_t idnum) const {
   // The class file parser numbers methods in their sorted order, so idnum is usually the index.
-  if (idnum < static_cast<uint64_t>(length) && loadPtr_signalSafe(data + idnum * 8) == method) return true;
-  for (int32_t i = 0; i < length && i < 1024; i++) {  // after redefinition or added overpasses
-    if (loadPtr_signalSafe(data + i * 8) == method) return true;
+  if (idnum < static_cast<uint64_t>(a.length) && a.at_signalSafe(static_cast<int32_t>(idnum)) == method) return true;
+  for (int32_t i = 0; i < a.length && i < 1024; i++) {  // after redefinition or added overpasses
+    if (a.at_signalSafe(i) == method) return true;
   }
   return false;
 }
 
-uintptr_t MethodIds::declaredIntrinsic_signalSafe(uintptr_t holder, uintptr_t method) const {
+uintptr_t MethodIds::declaredIntrinsic_signalSafe(const MethodArray& a, uintptr_t method) const {
   if (l_.methodIntrinsicId.off < 0 || !isNative_signalSafe(method)) return 0;
   uint64_t iid = loadUField_signalSafe(method, l_.methodIntrinsicId);
   if (iid == 0) return 0;  // vmIntrinsics::_none
-  uintptr_t methods = loadPtr_signalSafe(holder + l_.klassMethods);
-  if (methods == 0 || (methods & 7) != 0) return 0;
-  int32_t length = load_signalSafe<int32_t>(methods + l_.methodArrayLength);
-  uintptr_t data = methods + l_.methodArrayData;
-  for (int32_t i = 0; i < length && i < 1024; i++) {
-    uintptr_t declared = loadPtr_signalSafe(data + i * 8);
+  for (int32_t i = 0; i < a.length && i < 1024; i++) {
+    uintptr_t declared = a.at_signalSafe(i);
     if (declared == 0 || (declared & 7) != 0 || declared == method) continue;
     if (loadUField_signalSafe(declared, l_.methodIntrinsicId) == iid && isNative_signalSafe(declared)) return declared;
   }

@@ -35,8 +35,15 @@ class MethodIds {
   int32_t bciOf_signalSafe(uintptr_t method, uintptr_t bcp) const;
 
  private:
-  bool inHolder_signalSafe(uintptr_t holder, uintptr_t method, uint64_t idnum) const;
-  uintptr_t declaredIntrinsic_signalSafe(uintptr_t holder, uintptr_t method) const;
+  // A class's method array (InstanceKlass::_methods), read once per lookup.
+  struct MethodArray {
+    uintptr_t data = 0;
+    int32_t length = 0;
+    uintptr_t at_signalSafe(int32_t i) const;
+  };
+  bool methodsOf_signalSafe(uintptr_t holder, MethodArray* out) const;
+  bool inArray_signalSafe(const MethodArray& a, uintptr_t method, uint64_t idnum) const;
+  uintptr_t declaredIntrinsic_signalSafe(const MethodArray& a, uintptr_t method) const;
   const VmLayout& l_;
 };
 
