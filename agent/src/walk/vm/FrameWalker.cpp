@@ -210,6 +210,12 @@ int32_t FrameWalker::emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bo
   return n;
 }
 
+int32_t FrameWalker::emitOwnMethod_signalSafe(const BlobInfo& b, ASGCT_CallFrame* f) const {
+  uintptr_t method = scopes_.method_signalSafe(b.blob);
+  f[0] = {ids_.isNative_signalSafe(method) ? kNativeMethodBci : 0, ids_.idOf_signalSafe(method)};
+  return 1;
+}
+
 int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f,
                                                int32_t room, bool* complete) const {
   uintptr_t method = scopes_.method_signalSafe(b.blob);
@@ -286,11 +292,18 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       break;  // returned into code we cannot name: keep the frames we have
     }
     if (b.isNmethod) {
-      n += emitCompiled_signalSafe(b, r.pc, top, frames + n, max - n, &tally);
       uintptr_t pc = r.pc;
       int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
+      // Interrupted in the prologue or the epilogue: that code belongs to the nmethod's own
+      // method, not to the inlined scope whose PcDesc happens to come next (often an uncommon
+      // trap of the last inlined callee, laid out after the return).
       bool ok = top && poppedOrPopping_signalSafe(pc, s, &r);
-      if (!ok && top && complete >= 0 && pc < b.codeBegin + complete) ok = senderOfFrameless_signalSafe(b, s, &r, false);
+      bool edge = ok;
+      if (!ok && top && complete >= 0 && pc < b.codeBegin + complete) {
+        edge = true;
+        ok = senderOfFrameless_signalSafe(b, s, &r, false);
+      }
+      n += edge ? emitOwnMethod_signalSafe(b, frames + n) : emitCompiled_signalSafe(b, pc, top, frames + n, max - n, &tally);
       if (!ok) ok = senderOfFramed_signalSafe(b.blob, s, &r);
       if (!ok) break;
     } else {

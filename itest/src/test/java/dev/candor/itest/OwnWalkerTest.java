@@ -6,6 +6,7 @@ import dev.candor.itest.stress.ExceptionStorm;
 import dev.candor.itest.stress.JniStorm;
 import dev.candor.itest.workload.Hot;
 import dev.candor.itest.workload.DeepStack;
+import dev.candor.itest.workload.EdgeCalls;
 import dev.candor.itest.workload.HandleCalls;
 import dev.candor.itest.workload.Intrinsic;
 import dev.candor.itest.workload.KnownAnswer;
@@ -142,6 +143,30 @@ class OwnWalkerTest {
             assertTrue(unknown < 0.01 * worker.total(), name + ": [unknown_method] in " + unknown + " samples\n" + worker);
             assertTrue(invokeBasic > 0.05 * worker.total(), name + ": too few " + HandleCalls.INVOKE_BASIC + " frames: "
                     + invokeBasic + "\n" + worker);
+        }
+        Figures.line(summary);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void prologueAndEpilogueBelongToTheirOwnMethod(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        // EdgeCalls' tiny apply methods inline check, whose never-taken trap is the next debug info
+        // after their frame set-up and return. That code is apply's: check (one compare and branch)
+        // gets almost none of it. Decoding the next debug info gave check 4-43% of it (JDK 17, 25).
+        String summary = "own-walker prologue/epilogue " + jdk + ":";
+        for (String walk : List.of("vm", "remote")) {
+            String name = "own-walker prologue/epilogue " + jdk + " walk=" + walk;
+            Profiles.Profiled p = Profiles.profile(jdk, "own-walker-edges-" + jdk.label() + "-" + walk, name,
+                    "start,event=cpu,interval=1ms,threads,walk=" + walk, EdgeCalls.class, "3");
+            CollapsedProfile worker = Profiles.threadSubtree(p.profile(), EdgeCalls.THREAD, name);
+            long check = worker.countLeaf(CollapsedProfile.method(EdgeCalls.CHECK));
+            long apply = worker.countLeaf(f -> f.matches(".*EdgeCalls\\$\\w+\\.apply(:\\d+)?"));
+            summary += String.format(" walk=%s check %d, apply %d of %d;", walk, check, apply, worker.total());
+            assertTrue(apply + check >= 500, name + ": too few samples in apply or check: " + (apply + check) + "\n"
+                    + worker);
+            assertTrue(check <= 0.02 * (apply + check), name + ": check blamed for " + check + " of "
+                    + (apply + check) + " samples in apply's code\n" + worker);
         }
         Figures.line(summary);
     }
