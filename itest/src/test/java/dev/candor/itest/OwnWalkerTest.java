@@ -129,22 +129,15 @@ class OwnWalkerTest {
     @MethodSource("jdks")
     void methodHandleIntrinsicsAreNamed(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        String summary = "own-walker method handles " + jdk + ":";
-        for (String walk : List.of("vm", "remote")) {
-            String name = "own-walker method handles " + jdk + " walk=" + walk;
-            Profiles.Profiled p = Profiles.profile(jdk, "own-walker-handles-" + jdk.label() + "-" + walk, name,
-                    "start,event=cpu,interval=1ms,threads,walk=" + walk, HandleCalls.class, "3");
-            CollapsedProfile worker = Profiles.threadSubtree(p.profile(), HandleCalls.THREAD, name);
+        underBothWalkers(jdk, "method handles", HandleCalls.class, HandleCalls.THREAD, (name, worker) -> {
             long unknown = worker.countAny(f -> f.equals("[unknown_method]"));
             long invokeBasic = worker.countAny(CollapsedProfile.method(HandleCalls.INVOKE_BASIC));
-            summary += String.format(" walk=%s invokeBasic %d, [unknown_method] %d of %d;", walk, invokeBasic, unknown,
-                    worker.total());
             assertTrue(worker.total() >= 1000, name + ": too few samples: " + worker.total());
             assertTrue(unknown < 0.01 * worker.total(), name + ": [unknown_method] in " + unknown + " samples\n" + worker);
             assertTrue(invokeBasic > 0.05 * worker.total(), name + ": too few " + HandleCalls.INVOKE_BASIC + " frames: "
                     + invokeBasic + "\n" + worker);
-        }
-        Figures.line(summary);
+            return String.format("invokeBasic %d, [unknown_method] %d of %d", invokeBasic, unknown, worker.total());
+        });
     }
 
     @ParameterizedTest(name = "{0}")
@@ -152,23 +145,36 @@ class OwnWalkerTest {
     void prologueAndEpilogueBelongToTheirOwnMethod(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         // EdgeCalls' tiny apply methods inline check, whose never-taken trap is the next debug info
-        // after their frame set-up and return. That code is apply's: check (one compare and branch)
-        // gets almost none of it. Decoding the next debug info gave check 4-43% of it (JDK 17, 25).
-        String summary = "own-walker prologue/epilogue " + jdk + ":";
-        for (String walk : List.of("vm", "remote")) {
-            String name = "own-walker prologue/epilogue " + jdk + " walk=" + walk;
-            Profiles.Profiled p = Profiles.profile(jdk, "own-walker-edges-" + jdk.label() + "-" + walk, name,
-                    "start,event=cpu,interval=1ms,threads,walk=" + walk, EdgeCalls.class, "3");
-            CollapsedProfile worker = Profiles.threadSubtree(p.profile(), EdgeCalls.THREAD, name);
+        // after their frame set-up and return. That code is apply's; check (one compare and branch)
+        // keeps at most what its body gets (0-4.5% of apply's samples in 30 runs, JDK 17 and 25).
+        // Decoding the next debug info there gave check 3.5-30%, above 8% in 5 of 6 runs.
+        underBothWalkers(jdk, "prologue-epilogue", EdgeCalls.class, EdgeCalls.THREAD, (name, worker) -> {
             long check = worker.countLeaf(CollapsedProfile.method(EdgeCalls.CHECK));
             long apply = worker.countLeaf(f -> f.matches(".*EdgeCalls\\$\\w+\\.apply(:\\d+)?"));
-            summary += String.format(" walk=%s check %d, apply %d of %d;", walk, check, apply, worker.total());
             assertTrue(apply + check >= 500, name + ": too few samples in apply or check: " + (apply + check) + "\n"
                     + worker);
-            assertTrue(check <= 0.02 * (apply + check), name + ": check blamed for " + check + " of "
+            assertTrue(check <= 0.08 * (apply + check), name + ": check blamed for " + check + " of "
                     + (apply + check) + " samples in apply's code\n" + worker);
+            return String.format("check %d, apply %d of %d", check, apply, worker.total());
+        });
+    }
+
+    /** Checks one thread of a workload profiled for 3 s with each walker; the checks' figures make one line. */
+    private static void underBothWalkers(Jdks.Jdk jdk, String what, Class<?> main, String thread, WorkerCheck check)
+            throws Exception {
+        String summary = "own-walker " + what + " " + jdk + ":";
+        for (String walk : List.of("vm", "remote")) {
+            String name = "own-walker " + what + " " + jdk + " walk=" + walk;
+            Profiles.Profiled p = Profiles.profile(jdk, ("own-walker-" + what + "-" + jdk.label() + "-" + walk)
+                    .replace(' ', '-'), name, "start,event=cpu,interval=1ms,threads,walk=" + walk, main, "3");
+            summary += " walk=" + walk + " " + check.check(name, Profiles.threadSubtree(p.profile(), thread, name)) + ";";
         }
         Figures.line(summary);
+    }
+
+    private interface WorkerCheck {
+        /** Asserts what the walker must get right in {@code worker}, the thread's subtree; returns its figures. */
+        String check(String name, CollapsedProfile worker);
     }
 
     @ParameterizedTest(name = "{0}")
