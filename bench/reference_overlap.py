@@ -9,23 +9,15 @@ round's, cyclic), as the bench computes its own column against async-profiler cp
 compare options: --drop-failures --java-only (a reference without kernel frames, such as
 async-profiler's itimer mode, can only be compared on Java frames).
 """
+import json
 import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness"))
-import json  # noqa: E402
-import profiles  # noqa: E402
-import procs  # noqa: E402
+from harness import procs, profiles
+from harness.serverphase import compare_input, reference_pairs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def compare_input(r):
-    p = r["profile"]
-    if r["config"].startswith("ap-"):
-        return profiles.for_compare(p, p[:-len(".collapsed")] + ".compare.collapsed")
-    return p
 
 
 def main():
@@ -34,16 +26,11 @@ def main():
     runs_file, ref = sys.argv[1], sys.argv[2]
     options = sys.argv[3:] or ["--drop-failures", "--java-only"]
     cli = os.path.join(ROOT, "build", "candor.jar")
-    runs = [r for r in json.load(open(runs_file))["runs"] if r.get("profile") and os.path.exists(r["profile"])]
-    refs = {r["round"]: r for r in runs if r["config"] == ref}
-    if not refs:
+    pairs = reference_pairs(json.load(open(runs_file))["runs"], ref)
+    if not pairs:
         sys.exit("reference_overlap: no run of %s with a profile in %s" % (ref, runs_file))
-    rounds = sorted(refs)
     by_config = {}
-    for r in runs:
-        other = refs[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if r["config"] == ref else refs.get(r["round"])
-        if other is None:
-            continue
+    for r, other in pairs:
         value, error = profiles.compare_overlap(procs.DEFAULT_JAVA, cli, compare_input(r), compare_input(other), *options)
         if error:
             sys.exit("reference_overlap: " + error)

@@ -70,20 +70,11 @@ class ServerPhase:
 
     def overlaps(self, runs):
         """candor compare's overlap of every run's profile with the reference profile (async-profiler's default)
-        of the same round; the reference's own runs with the next round's (cyclic): the run-to-run baseline."""
-        ref = {r["round"]: r for r in runs if r["config"] == configs.SERVER_REFERENCE and r.get("profile")}
-        rounds = sorted(ref)
-        for r in runs:
-            if not r.get("profile") or not os.path.exists(r["profile"]):
-                continue
-            if r["config"] == configs.SERVER_REFERENCE:
-                other = ref[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if len(rounds) > 1 else None
-            else:
-                other = ref.get(r["round"])
-            if other:
-                r["overlap_ref"] = self.overlap(r, other)
-                r["overlap_ref_recorded"] = self.overlap(r, other, "--drop-failures")
-                r["overlap_ref_round"] = other["round"]
+        of the same round, and the reference's with itself (reference_pairs)."""
+        for r, other in reference_pairs(runs, configs.SERVER_REFERENCE):
+            r["overlap_ref"] = self.overlap(r, other)
+            r["overlap_ref_recorded"] = self.overlap(r, other, "--drop-failures")
+            r["overlap_ref_round"] = other["round"]
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
             for r in runs if "overlap_ref" in r)))
@@ -96,6 +87,24 @@ class ServerPhase:
         if error:
             self.bench.anomaly(error)
         return value
+
+
+def reference_pairs(runs, ref):
+    """(run, reference run) for every run with a profile: the reference config's run of the same round; the
+    reference's own runs are paired with the next round's (cyclic), the run-to-run baseline."""
+    refs = {r["round"]: r for r in runs if r["config"] == ref and r.get("profile")}
+    rounds = sorted(refs)
+    pairs = []
+    for r in runs:
+        if not r.get("profile") or not os.path.exists(r["profile"]):
+            continue
+        if r["config"] == ref:
+            other = refs[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if len(rounds) > 1 else None
+        else:
+            other = refs.get(r["round"])
+        if other:
+            pairs.append((r, other))
+    return pairs
 
 
 def compare_input(r):

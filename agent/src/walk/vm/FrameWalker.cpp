@@ -210,29 +210,20 @@ int32_t FrameWalker::emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bo
   return n;
 }
 
-int32_t FrameWalker::emitOwnMethod_signalSafe(const BlobInfo& b, ASGCT_CallFrame* f) const {
-  uintptr_t method = scopes_.method_signalSafe(b.blob);
-  f[0] = {ids_.isNative_signalSafe(method) ? kNativeMethodBci : 0, ids_.idOf_signalSafe(method)};
+int32_t FrameWalker::ownMethod_signalSafe(uintptr_t method, ASGCT_CallFrame* f) const {
+  f[0] = {method != 0 && ids_.isNative_signalSafe(method) ? kNativeMethodBci : 0, ids_.idOf_signalSafe(method)};
   return 1;
 }
 
 int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f,
                                                int32_t room, bool* complete) const {
-  uintptr_t method = scopes_.method_signalSafe(b.blob);
   *complete = true;
-  if (method != 0 && ids_.isNative_signalSafe(method)) {  // native wrapper
-    f[0] = {kNativeMethodBci, ids_.idOf_signalSafe(method)};
-    return 1;
-  }
   JavaScope scope[kMaxInlined];
   int max = room < kMaxInlined ? room : kMaxInlined;
   int n = scopes_.decode_signalSafe(b, pc, top, scope, max);
-  if (n == 0) {  // no debug info at this pc (e.g. in the nmethod's stub section)
-    scope[0] = {method, 0};
-    n = 1;
-  } else if (n == max) {
-    *complete = false;  // the chain may go on beyond max
-  }
+  // No debug info: a native wrapper (it has none), or a pc in the nmethod's stub section.
+  if (n == 0) return ownMethod_signalSafe(scopes_.method_signalSafe(b.blob), f);
+  if (n == max) *complete = false;  // the chain may go on beyond max
   for (int i = 0; i < n; i++) f[i] = {scope[i].bci, ids_.idOf_signalSafe(scope[i].method)};
   return n;
 }
@@ -294,16 +285,14 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
     if (b.isNmethod) {
       uintptr_t pc = r.pc;
       int64_t complete = loadField_signalSafe(b.blob, l_.blobFrameComplete);
+      bool inPrologue = top && complete >= 0 && pc < b.codeBegin + complete;
+      bool ok = top && poppedOrPopping_signalSafe(pc, s, &r);  // in the epilogue
       // Interrupted in the prologue or the epilogue: that code belongs to the nmethod's own
       // method, not to the inlined scope whose PcDesc happens to come next (often an uncommon
       // trap of the last inlined callee, laid out after the return).
-      bool ok = top && poppedOrPopping_signalSafe(pc, s, &r);
-      bool edge = ok;
-      if (!ok && top && complete >= 0 && pc < b.codeBegin + complete) {
-        edge = true;
-        ok = senderOfFrameless_signalSafe(b, s, &r, false);
-      }
-      n += edge ? emitOwnMethod_signalSafe(b, frames + n) : emitCompiled_signalSafe(b, pc, top, frames + n, max - n, &tally);
+      n += ok || inPrologue ? ownMethod_signalSafe(scopes_.method_signalSafe(b.blob), frames + n)
+                            : emitCompiled_signalSafe(b, pc, top, frames + n, max - n, &tally);
+      if (!ok && inPrologue) ok = senderOfFrameless_signalSafe(b, s, &r, false);
       if (!ok) ok = senderOfFramed_signalSafe(b.blob, s, &r);
       if (!ok) break;
     } else {

@@ -64,8 +64,9 @@ class FrameWalker {
   // The frames of a compiled frame, from the decode cache or decoded (and then cached).
   int32_t emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room,
                                   DecodeCache::Tally* tally) const;
-  // The nmethod's own method alone (bci 0): for a pc in its prologue or epilogue.
-  int32_t emitOwnMethod_signalSafe(const BlobInfo& b, ASGCT_CallFrame* f) const;
+  // An nmethod's own method alone, with no inlined scope: bci 0, or a native frame for a native
+  // wrapper. For a pc in the prologue or epilogue, or where the nmethod has no debug info.
+  int32_t ownMethod_signalSafe(uintptr_t method, ASGCT_CallFrame* f) const;
   // *complete: every inlined scope is in f (not cut at room), so the result may be cached.
   int32_t decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room,
                                     bool* complete) const;

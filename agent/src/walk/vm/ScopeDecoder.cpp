@@ -57,17 +57,17 @@ int ScopeDecoder::decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, 
   uint32_t lo = 0, hi = count;
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;
-    if (pcOffsetAt(t, mid) < target) lo = mid + 1;
+    if (pcOffsetAt_signalSafe(t, mid) < target) lo = mid + 1;
     else hi = mid;
   }
-  if (!top && (lo == count || pcOffsetAt(t, lo) != target) && lo > 1) {  // entry 0: HotSpot's sentinel (-1)
+  if (!top && (lo == count || pcOffsetAt_signalSafe(t, lo) != target) && lo > 1) {  // entry 0: HotSpot's sentinel (-1)
     return lo == count ? scopesAt_signalSafe(t, blob, lo - 1, out, max) : commonScopes_signalSafe(t, blob, lo, out, max);
   }
   if (lo == count) return 0;
   return scopesAt_signalSafe(t, blob, lo, out, max);
 }
 
-int32_t ScopeDecoder::pcOffsetAt(const Tables& t, uint32_t i) const {
+int32_t ScopeDecoder::pcOffsetAt_signalSafe(const Tables& t, uint32_t i) const {
   return load_signalSafe<int32_t>(t.pcsBegin + i * l_.pcDescSize + l_.pcDescPcOffset);
 }
 

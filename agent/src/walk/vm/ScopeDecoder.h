@@ -38,7 +38,7 @@ class ScopeDecoder {
   struct Tables {
     uintptr_t pcsBegin, pcsEnd, scopes, metadata;
   };
-  int32_t pcOffsetAt(const Tables& t, uint32_t i) const;
+  int32_t pcOffsetAt_signalSafe(const Tables& t, uint32_t i) const;
   int scopesAt_signalSafe(const Tables& t, uintptr_t blob, uint32_t i, JavaScope* out, int max) const;
   int commonScopes_signalSafe(const Tables& t, uintptr_t blob, uint32_t after, JavaScope* out, int max) const;
   static uintptr_t load(uintptr_t a);
