@@ -124,7 +124,8 @@ enum class Bucket : int {
   kUnknownError = 15,          // an AGCT code this build does not know
   kWalkThrottled = 16,         // candor: not walked, the thread's last walk took over half its interval
   kCpuUnsampled = 17,          // candor: percpu, a thread's CPU time that no tick covered (from its CPU clock)
-  kCount = 18,
+  kSignalLost = 18,            // candor: ticks of a CPU signal another handler took over (from the CPU clocks)
+  kCount = 19,
 };
 
 // AGCT's own codes that candor's walkers return too, so failures land in the same buckets.
@@ -149,6 +150,9 @@ constexpr int32_t kWalkThrottledCode = -1005;
 // took (percpu, settled every second and when the thread is disarmed): CPU time without a
 // stack, not lost.
 constexpr int32_t kCpuUnsampledCode = -1006;
+// numFrames value of the ticks the sampled threads' CPU clocks say the CPU signal should have
+// brought after another handler took it over (LostSignalTicks): CPU time without a stack, not lost.
+constexpr int32_t kSignalLostCode = -1007;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
@@ -157,6 +161,7 @@ inline Bucket bucketForCode(int32_t code) {
   if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
   if (code == kWalkThrottledCode) return Bucket::kWalkThrottled;
   if (code == kCpuUnsampledCode) return Bucket::kCpuUnsampled;
+  if (code == kSignalLostCode) return Bucket::kSignalLost;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;
 }
@@ -166,7 +171,7 @@ inline const char* bucketName(Bucket b) {
       "no_java_frame", "no_class_load", "gc_active",      "unknown_not_java", "not_walkable_not_java",
       "unknown_java",  "not_walkable_java", "unknown_state", "thread_exit",   "deopt",
       "safepoint",     "not_java_thread", "walk_fault",    "remote_busy",      "remote_timeout",
-      "unknown_error", "walk_throttled", "cpu_unsampled"};
+      "unknown_error", "walk_throttled", "cpu_unsampled",    "signal_lost"};
   return kNames[static_cast<int>(b)];
 }
 
@@ -185,9 +190,9 @@ struct HandlerCounters {
   // Ticks that came without a signal of their own: perf recorded them while the signal for an
   // earlier one was pending (the thread was in the kernel, or in candor's handler).
   alignas(64) std::atomic<uint64_t> merged{0};
-  // Ticks estimated from the thread's CPU clock (kernel time no event tick covered, or percpu
-  // CPU time no tick covered), whatever bucket they land in: [kernel_unsampled] on a walked
-  // stack, cpu_unsampled, a failure, or dropped.
+  // Ticks estimated from the threads' CPU clocks (kernel time no event tick covered, percpu CPU
+  // time no tick covered, or a taken-over signal's ticks), whatever bucket they land in:
+  // [kernel_unsampled] on a walked stack, cpu_unsampled, signal_lost, a failure, or dropped.
   alignas(64) std::atomic<uint64_t> estimated{0};
   // What the dropped allocation and lock samples stood for (bytes, ns; dropped[] counts the samples).
   alignas(64) std::array<std::atomic<uint64_t>, kKinds> droppedValue{};

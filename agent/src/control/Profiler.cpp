@@ -32,6 +32,7 @@
 #include "output/StatsWriter.h"
 #include "output/SummaryWriter.h"
 #include "walk/RemoteWalker.h"
+#include "walk/SlotFill.h"
 #include "walk/UserStack.h"
 #include "walk/native/LibjvmSymbol.h"
 #include "walk/native/NativeStack.h"
@@ -195,6 +196,7 @@ bool Profiler::start(const Options& options, std::string* why) {
     if (failForTest("engine", why) || !engine_->start(options_, why)) return false;
     undo.push([this] { engine_->stop(); });
   }
+  lostSignal_.reset(engine_ && engine_->signal() != 0 ? new LostSignalTicks(options_.intervalNs) : nullptr);
   wallSignal_ = 0;
   if (options.sampler == SamplerMode::kWall) {
     wallSignal_ = options.wallSignal != 0 ? options.wallSignal : SIGURG;
@@ -476,6 +478,9 @@ bool Profiler::drainStep() {
   if (++steps % kStepsPerSecond == 0) {
     if (options_.allThreads) registry_.addAllProcessThreads();
     logReplacedSignal();
+    settleLostSignalTicks();
+  } else if (steps % (kStepsPerSecond / 20) == 0 && lostSignal_ && lostSignal_->calibrating()) {
+    settleLostSignalTicks();  // the rate a takeover will be measured at: known after the first 100 intervals of CPU
   }
   NativeStack::refresh();  // libraries loaded since (libnio comes with the first NIO call): ~1 µs if none
   // Hurry while the ring fills faster than one step per 5 ms keeps up with, or while deep stacks
@@ -490,9 +495,27 @@ void Profiler::logReplacedSignal() {
   int sig = SignalHandler::replacedSignal();
   if (sig == 0 || sig == replacedSignalLogged_) return;
   replacedSignalLogged_ = sig;
+  bool cpu = engine_ && sig == engine_->signal();
   logError("another handler replaced candor's for %s (a profiler or library loaded after candor): its ticks no"
-           " longer reach candor and go uncounted; run one profiler at a time, or give candor a free signal"
-           " (signal=, wallsignal=)", signalName(sig));
+           " longer reach candor%s; run one profiler at a time, or give candor a free signal (signal=, wallsignal=)",
+           signalName(sig), cpu ? ", and candor counts them from the threads' CPU clocks as signal_lost, without stacks"
+                                : " and go uncounted");
+}
+
+void Profiler::settleLostSignalTicks() {
+  if (!lostSignal_) return;
+  std::lock_guard<std::mutex> lock(lostSignalMutex_);
+  bool taken = SignalHandler::isReplaced(engine_->signal());
+  auto cpu = static_cast<int>(SampleKind::kCpu);
+  uint64_t owed = lostSignal_->settle(taken, registry_.armedCpuNs(), lp(counters_.ticks[cpu]));
+  while (owed > 0) {  // as the other estimated ticks: counted, then recorded (or dropped if the ring is full)
+    auto weight = static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX));
+    owed -= weight;
+    addPlain(counters_.estimated, uint64_t{weight});
+    addPlain(counters_.ticks[cpu], uint64_t{weight});
+    recordCodeInRing_signalSafe(*ring_, counters_, kSignalLostCode, 0, SampleKind::kCpu, ThreadState::kRunning,
+                                clockNs(CLOCK_MONOTONIC), -1, weight);
+  }
 }
 
 bool Profiler::stop(std::string* why) {
@@ -503,6 +526,7 @@ bool Profiler::stop(std::string* why) {
   }
   if (sampler_) sampler_->stop();  // first: it sends signals and holds jthread references
   SignalHandler::deactivate();     // after this no handler touches the ring
+  settleLostSignalTicks();         // the last second of a taken-over signal, before the threads are disarmed
   if (options_.alloc) AllocSampler::stop(Jvm::jvmti());  // nor an allocation callback
   if (options_.lock) LockSampler::stop(Jvm::jvmti());    // nor a lock wait
   if (remoteWalker_) {             // and none waits for the walker

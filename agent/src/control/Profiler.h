@@ -13,6 +13,7 @@
 #include "control/Pusher.h"
 #include "control/WriterThread.h"
 #include "engine/Engine.h"
+#include "engine/LostSignalTicks.h"
 #include "engine/ThreadRegistry.h"
 #include "engine/ThreadSampler.h"
 #include "jvm/MethodResolver.h"
@@ -67,6 +68,9 @@ class Profiler {
   const char* timersName() const;
   bool drainStep();         // writer thread: ring → store, resolve new methods; true if busy
   void logReplacedSignal();  // writer thread, about once a second
+  // Writer thread about once a second, and stop(): charges the CPU ticks a taken-over CPU signal
+  // no longer brings to signal_lost (LostSignalTicks).
+  void settleLostSignalTicks();
   uint64_t drainLocked();
   void writeOutputs(bool final, const std::vector<std::string>& paths);
 
@@ -112,6 +116,8 @@ class Profiler {
   uint64_t endCpuNs_ = 0;
   uint64_t spillLentSeen_ = 0;  // writer thread: spill buffers lent as of the last drain step
   int replacedSignalLogged_ = 0;  // writer thread: the signal whose takeover was logged, once
+  std::mutex lostSignalMutex_;    // the writer's settlement vs stop()'s last one
+  std::unique_ptr<LostSignalTicks> lostSignal_;  // a CPU engine with a signal only
 };
 
 }  // namespace candor

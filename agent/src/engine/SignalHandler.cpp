@@ -79,11 +79,15 @@ bool SignalHandler::isOurs(const struct sigaction& action) {
 
 int SignalHandler::replacedSignal() {
   for (int sig = 1; sig <= 64; sig++) {
-    if (!gInstalled[sig]) continue;
-    struct sigaction now = {};
-    if (sigaction(sig, nullptr, &now) == 0 && !isOurs(now)) return sig;
+    if (isReplaced(sig)) return sig;
   }
   return 0;
+}
+
+bool SignalHandler::isReplaced(int sig) {
+  if (sig <= 0 || sig > 64 || !gInstalled[sig]) return false;
+  struct sigaction now = {};
+  return sigaction(sig, nullptr, &now) == 0 && !isOurs(now);
 }
 
 void SignalHandler::activate(Engine* cpuEngine, int wallSignal, SignalSampleSink* sink) {

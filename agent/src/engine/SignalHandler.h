@@ -34,6 +34,8 @@ class SignalHandler {
   // and that signal's ticks no longer reach candor. One sigaction query per installed signal;
   // for the writer thread, not the handler path.
   static int replacedSignal();
+  // Whether `sig`, which candor installed, now has another handler (as replacedSignal()).
+  static bool isReplaced(int sig);
 
  private:
   static void onSignal_signalSafe(int sig, siginfo_t* info, void* ucontext);

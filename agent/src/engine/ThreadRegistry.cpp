@@ -178,6 +178,13 @@ std::vector<ThreadRecord> ThreadRegistry::snapshot() {
   return out;
 }
 
+uint64_t ThreadRegistry::armedCpuNs() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t sum = 0;
+  for (const auto& [tid, r] : threads_) sum += cpuSoFar(r);
+  return sum;
+}
+
 size_t ThreadRegistry::armedCount() {
   std::lock_guard<std::mutex> lock(mutex_);
   size_t n = 0;
