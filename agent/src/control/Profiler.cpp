@@ -479,6 +479,7 @@ bool Profiler::drainStep() {
     if (options_.allThreads) registry_.addAllProcessThreads();
     logReplacedSignal();
     settleLostSignalTicks();
+    if (sampler_ && wallSignal_ != 0 && SignalHandler::isReplaced(wallSignal_)) sampler_->wallSignalTaken();
   } else if (steps % (kStepsPerSecond / 20) == 0 && lostSignal_ && lostSignal_->calibrating()) {
     settleLostSignalTicks();  // the rate a takeover will be measured at: known after the first 100 intervals of CPU
   }
@@ -497,9 +498,9 @@ void Profiler::logReplacedSignal() {
   replacedSignalLogged_ = sig;
   bool cpu = engine_ && sig == engine_->signal();
   logError("another handler replaced candor's for %s (a profiler or library loaded after candor): its ticks no"
-           " longer reach candor%s; run one profiler at a time, or give candor a free signal (signal=, wallsignal=)",
-           signalName(sig), cpu ? ", and candor counts them from the threads' CPU clocks as signal_lost, without stacks"
-                                : " and go uncounted");
+           " longer reach candor, which counts them as signal_lost, without stacks%s; run one profiler at a time,"
+           " or give candor a free signal (signal=, wallsignal=)",
+           signalName(sig), cpu ? " (how many: from the threads' CPU clocks)" : " (and sends no more)");
 }
 
 void Profiler::settleLostSignalTicks() {

@@ -35,6 +35,9 @@ class JvmtiSampleSink {
                       int count, jvmtiError error, bool cut = false) = 0;
   // A wall sample of a thread that has not run since its last sample: same outcome again.
   virtual void recordRepeat(int tid, ThreadState state, uint64_t intendedNs) = 0;
+  // `weight` wall ticks that cannot be taken: another handler took the wall signal over
+  // (signal_lost; no stack).
+  virtual void recordSignalLost(int tid, ThreadState state, uint64_t intendedNs, uint32_t weight) = 0;
   // A weighted sample on the thread it is about: an allocation (engine/AllocSampler: the bytes it
   // stands for) or a lock wait (engine/LockSampler: the nanoseconds waited). Its stack from
   // GetStackTrace, and the allocated or locked object's class (jvm/ClassNames id, 0: unknown).

@@ -182,6 +182,13 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
     stats_.repeated++;
     return;
   }
+  if (lv(wallSignalTaken_)) {
+    // A signal still pending went to the other handler: that tick is lost too, once.
+    uint32_t weight = lv(w.pending) ? 2 : 1;
+    sp(w.pending, false);
+    sink_.recordSignalLost(t.tid, state, intendedNs, weight);
+    return;
+  }
   if (lv(w.pending)) {
     // Its last signal is still undelivered: the thread has not run since then (it waits for a
     // core), so its stack has not moved. Record that, rather than let it fall out of the

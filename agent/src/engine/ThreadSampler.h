@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/Options.h"
+#include "base/Ordering.h"
 #include "base/Vocabulary.h"
 #include "engine/SampleSinks.h"
 #include "engine/ThreadRegistry.h"
@@ -47,6 +48,9 @@ class ThreadSampler {
   void stop();
   // A copy of the counters; safe while running (histograms are copied between ticks).
   SamplerStats stats();
+  // The writer found the wall signal taken over by another handler: from now on no signal is
+  // sent (it would go to that handler), and each wall tick that needed one is signal_lost.
+  void wallSignalTaken() { so(wallSignalTaken_, true); }
 
  private:
   void run(JNIEnv* env);
@@ -66,6 +70,7 @@ class ThreadSampler {
   int wallSignal_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> wallSignalTaken_{false};
   std::mutex statsMutex_;
   SamplerStats stats_;
   uint64_t random_ = 0x853c49e6748fea9bULL;

@@ -75,4 +75,11 @@ void JvmtiWalker::recordRepeat(int tid, ThreadState state, uint64_t intendedNs) 
   ring_.publish_signalSafe(slot);
 }
 
+void JvmtiWalker::recordSignalLost(int tid, ThreadState state, uint64_t intendedNs, uint32_t weight) {
+  addPlain(counters_.ticks[static_cast<int>(SampleKind::kWall)], uint64_t{weight});
+  uint64_t now = monotonicNs();
+  recordCodeInRing_signalSafe(ring_, counters_, kSignalLostCode, tid, SampleKind::kWall, state, now,
+                              static_cast<int64_t>(now - intendedNs), weight);
+}
+
 }  // namespace candor

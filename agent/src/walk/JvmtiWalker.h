@@ -21,6 +21,7 @@ class JvmtiWalker : public JvmtiSampleSink {
   void record(int tid, SampleKind kind, ThreadState state, uint64_t intendedNs, const jvmtiFrameInfo* frames,
               int count, jvmtiError error, bool cut = false) override;
   void recordRepeat(int tid, ThreadState state, uint64_t intendedNs) override;
+  void recordSignalLost(int tid, ThreadState state, uint64_t intendedNs, uint32_t weight) override;
   void recordValued(int tid, SampleKind kind, ThreadState state, const jvmtiFrameInfo* frames, int count,
                     jvmtiError error, uint32_t classId, uint64_t value, bool cut) override;
 

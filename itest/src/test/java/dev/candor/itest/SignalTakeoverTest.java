@@ -76,6 +76,39 @@ class SignalTakeoverTest {
                         + " rate)", name, lost, expected, after / 1e9, 100 * rate));
     }
 
+    /**
+     * The wall sampler's signal taken over: from the writer's next check on, no signal is sent and each
+     * wall tick that needed one is signal_lost, rather than a made-up repeat of the thread's last stack
+     * as runnable (which a signal that never comes used to give).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.candor.itest.Jdks#all")
+    void wallTicksAreSignalLostOnceAnotherHandlerTakesTheWallSignal(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "wall signal takeover " + jdk;
+        Path dir = Build.runDir("signal-takeover-wall-" + jdk.label());
+        Path stats = dir.resolve("p.json");
+        Path collapsed = dir.resolve("p.collapsed");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=wall,interval=10ms,threads,file=" + collapsed + ",stats=" + stats)
+                .main(SignalTakeover.class, "URG", "1", "2.5")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), name + ": the JVM must run on\n" + run.describe());
+        assertTrue(run.stdout().contains("took over SIGURG"), name + ": the workload did not take the signal\n"
+                + run.describe());
+        ProfileStats s = Profiles.stats(stats, run);
+        long lost = s.failure("signal_lost");
+        long main = Profiles.threadSubtree(Profiles.collapsed(collapsed, run), "main", name).recorded();
+        // The main thread spins 3.5 s, sampled every 10 ms tick (a busy thread is always chosen): about
+        // 100 stacks before the takeover, up to 100 more until the writer's check, then signal_lost.
+        Figures.line(String.format("%s: main's recorded stacks %d (of ~350 ticks), signal_lost %d; identity %s", name,
+                main, lost, s.identityHolds() ? "holds" : "BROKEN"));
+        Profiles.assertIdentity(s, name);
+        assertTrue(lost >= 100, name + ": only " + lost + " wall ticks in signal_lost");
+        assertTrue(main <= 250, name + ": " + main + " stacks of main: ticks after the takeover were made up\n"
+                + run.describe());
+    }
+
     private static long cpuNs(Jvm.Result run, String when) {
         Matcher m = Pattern.compile("cpu " + when + " takeover ns: (\\d+)").matcher(run.stdout());
         assertTrue(m.find(), "no cpu " + when + " takeover in the workload's output\n" + run.describe());
