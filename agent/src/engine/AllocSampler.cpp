@@ -11,6 +11,7 @@
 
 #include "base/Ordering.h"
 #include "jvm/ClassNames.h"
+#include "jvm/JvmtiFrames.h"
 
 namespace candor {
 
@@ -67,15 +68,15 @@ void JNICALL AllocSampler::onSample(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject, 
   JvmtiSampleSink* sink = lvSc(gSink);
   if (sink != nullptr) {
     // The frames buffer is the thread's own, made on its first sample: no allocation after that.
-    thread_local std::vector<jvmtiFrameInfo> frames;
+    thread_local JvmtiFrames frames;  // the thread's own
     thread_local int tid = static_cast<int>(syscall(SYS_gettid));
-    if (frames.size() < gMaxDepth) frames.resize(gMaxDepth);
     jint count = 0;
-    jvmtiError error = jvmti->GetStackTrace(nullptr, 0, static_cast<jint>(frames.size()), frames.data(), &count);
+    bool cut = false;
+    jvmtiError error = frames.stackTrace(jvmti, nullptr, gMaxDepth, &count, &cut);
     uint32_t classId = ClassNames::instance().intern(jvmti, klass);
     auto bytes = static_cast<uint64_t>(size < 0 ? 0 : size);
     sink->recordValued(tid, SampleKind::kAlloc, ThreadState::kRunning, frames.data(), count, error, classId,
-                       weightOf(bytes, gInterval), error == JVMTI_ERROR_NONE && static_cast<size_t>(count) == frames.size());
+                       weightOf(bytes, gInterval), cut);
   }
   subOrdered(gInFlight, 1);  // release: stop() (seq_cst load) sees every use of the sink before it
 }

@@ -12,6 +12,7 @@
 #include "base/Ordering.h"
 #include "concurrent/Clock.h"
 #include "jvm/ClassNames.h"
+#include "jvm/JvmtiFrames.h"
 
 namespace candor {
 
@@ -65,12 +66,11 @@ void recordWait(uint32_t session, ThreadState state, uint32_t classId, uint64_t 
   addSc(gInFlight, 1);
   JvmtiSampleSink* sink = lvSc(gSink);
   if (sink != nullptr && lp(gSession) == session) {
-    thread_local std::vector<jvmtiFrameInfo> frames;  // the thread's own; allocated once
-    if (frames.size() < gMaxDepth) frames.resize(gMaxDepth);
+    thread_local JvmtiFrames frames;  // the thread's own
     jint count = 0;
-    jvmtiError error = gJvmti->GetStackTrace(nullptr, 0, static_cast<jint>(frames.size()), frames.data(), &count);
-    sink->recordValued(currentTid(), SampleKind::kLock, state, frames.data(), count, error, classId, waitedNs,
-                       error == JVMTI_ERROR_NONE && static_cast<size_t>(count) == frames.size());
+    bool cut = false;
+    jvmtiError error = frames.stackTrace(gJvmti, nullptr, gMaxDepth, &count, &cut);
+    sink->recordValued(currentTid(), SampleKind::kLock, state, frames.data(), count, error, classId, waitedNs, cut);
   }
   subOrdered(gInFlight, 1);  // release: stop() (seq_cst load) sees every use of the sink before it
 }

@@ -219,19 +219,12 @@ void ThreadSampler::sampleWall(const SamplerTarget& t, ThreadState state, uint64
 }
 
 void ThreadSampler::sampleHandshake(const SamplerTarget& t, ThreadState state, uint64_t intendedNs) {
-  // Start at a slot's depth and grow for deeper stacks: asking JVMTI for depth= (unlimited by
-  // default) frames every time would allocate for the deepest stack on every call.
-  if (frames_.empty()) frames_.resize(std::min<size_t>(options_.depth, kFirstJvmtiDepth));
   jint count = 0;
-  jvmtiError err;
+  bool cut = false;
   uint64_t t0 = monotonicNs();
-  for (;;) {
-    err = Jvm::jvmti()->GetStackTrace(t.ref, 0, static_cast<jint>(frames_.size()), frames_.data(), &count);
-    if (err != JVMTI_ERROR_NONE || static_cast<size_t>(count) < frames_.size() || frames_.size() >= options_.depth) break;
-    frames_.resize(std::min<size_t>(options_.depth, frames_.size() * 4));
-  }
+  jvmtiError err = frames_.stackTrace(Jvm::jvmti(), t.ref, options_.depth, &count, &cut);
   uint64_t took = monotonicNs() - t0;
-  sink_.record(t.tid, SampleKind::kHandshake, state, intendedNs, frames_.data(), count, err);
+  sink_.record(t.tid, SampleKind::kHandshake, state, intendedNs, frames_.data(), count, err, cut);
   std::lock_guard<std::mutex> lock(statsMutex_);
   stats_.callNs.record(took);
 }
@@ -245,7 +238,7 @@ void ThreadSampler::sampleSafepoint(const std::vector<size_t>& chosen, uint64_t 
   uint64_t t0 = monotonicNs();
   // One safepoint per tick, so no retry: a stack that reaches the limit is recorded cut (and
   // marked), and the limit grows for the next tick, up to depth=.
-  if (safepointDepth_ == 0) safepointDepth_ = std::min<uint32_t>(options_.depth, kFirstJvmtiDepth);
+  if (safepointDepth_ == 0) safepointDepth_ = std::min<uint32_t>(options_.depth, JvmtiFrames::kFirstDepth);
   jvmtiError err = Jvm::jvmti()->GetThreadListStackTraces(static_cast<jint>(refs.size()), refs.data(),
                                                           static_cast<jint>(safepointDepth_), &infos);
   uint64_t took = monotonicNs() - t0;

@@ -21,6 +21,7 @@
 #include "base/Vocabulary.h"
 #include "engine/SampleSinks.h"
 #include "engine/ThreadRegistry.h"
+#include "jvm/JvmtiFrames.h"
 #include "store/LatencyHistogram.h"
 
 namespace candor {
@@ -79,9 +80,8 @@ class ThreadSampler {
   std::vector<ThreadState> states_;
   std::vector<uint64_t> cpu_;
   std::vector<size_t> busy_, idle_, chosen_;
-  std::vector<jvmtiFrameInfo> frames_;  // handshake mode; grows with the deepest stack seen
+  JvmtiFrames frames_;                  // handshake mode; grows with the deepest stack seen
   uint32_t safepointDepth_ = 0;         // frames asked of GetThreadListStackTraces; grows likewise
-  static constexpr uint32_t kFirstJvmtiDepth = 2048;
 };
 
 }  // namespace candor
