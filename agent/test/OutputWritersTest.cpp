@@ -147,6 +147,34 @@ TEST(SummaryWriter, CountsARecursiveMethodOncePerStack) {
   EXPECT_NE(text.find("50.00%  50.00%         2  a.Main.leaf", total), std::string::npos) << text;
 }
 
+TEST(SummaryWriter, ARunOfCpuAndWallRanksEachKindByItsOwnTicks) {
+  // 10 cpu ticks, all in work; 90 wall ticks, mostly parked: one table of both would put the wait first.
+  ProfileReport r;
+  r.ticks = 100;
+  KindReport cpu, wall;
+  cpu.name = "cpu";
+  cpu.ticks = 10;
+  wall.name = "wall";
+  wall.ticks = 90;
+  r.kinds = {cpu, wall};
+  ProfileSnapshot& s = r.snapshot;
+  uint32_t work = s.intern("a.Main.work", kKindJava), park = s.intern("a.Pool.park", kKindJava);
+  s.addStack({s.intern("[cpu]", kKindThread), work}, 10);
+  s.addStack({s.intern("[wall]", kKindThread), work}, 9);
+  s.addStack({s.intern("[wall]", kKindThread), park}, 81);
+  std::ostringstream out;
+  writeSummary(r, out);
+  std::string text = out.str();
+  size_t cpuSelf = text.find("Top methods by self time, cpu (percent of cpu ticks):");
+  size_t wallSelf = text.find("Top methods by self time, wall (percent of wall ticks):");
+  ASSERT_NE(cpuSelf, std::string::npos) << text;
+  ASSERT_NE(wallSelf, std::string::npos) << text;
+  EXPECT_NE(text.find("100.00% 100.00%        10  a.Main.work", cpuSelf), std::string::npos) << text;
+  EXPECT_EQ(text.find("a.Pool.park", cpuSelf), text.find("a.Pool.park", wallSelf)) << "no wait among the cpu rows";
+  EXPECT_NE(text.find("90.00%  90.00%        81  a.Pool.park", wallSelf), std::string::npos) << text;
+  EXPECT_EQ(text.find("(percent of all ticks)"), std::string::npos) << text;
+}
+
 TEST(StatsWriter, WritesCountersAsJson) {
   std::ostringstream out;
   writeStats(sampleReport(), out);

@@ -63,7 +63,8 @@ void timeTable(std::ostream& out, const char* title, const std::vector<KindRepor
 // Self and total samples per frame, in one walk of the calling-context tree: a node's subtree
 // total counts for its method unless the method is already on the path above (recursion), so
 // the cost is one visit per node, not per frame of every stack (deep stacks share their prefixes).
-std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnapshot& snap) {
+// `top`: the node whose subtree is counted (0: the whole tree).
+std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnapshot& snap, uint32_t top) {
   const auto& nodes = snap.nodes();
   std::vector<uint64_t> totals = snap.nodeTotals();
   std::vector<uint32_t> onPath(snap.frames().size(), 0);
@@ -72,7 +73,7 @@ std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnap
     char kind = snap.frames()[nodes[v].frame].kind;
     return kind == kKindJava || kind == kKindNative || kind == kKindKernel || kind == kKindObjectClass;
   };
-  uint32_t v = nodes[0].firstChild;
+  uint32_t v = nodes[top].firstChild;
   while (v != ProfileSnapshot::kNone) {
     uint32_t f = nodes[v].frame;  // enter v
     if (counted(v)) {
@@ -86,19 +87,20 @@ std::unordered_map<uint32_t, MethodTotals> methodTotalsByFrame(const ProfileSnap
       continue;
     }
     // leave v and every ancestor whose children are done, then go on with the next sibling
-    while (v != 0) {
+    while (v != top) {
       onPath[nodes[v].frame]--;
       if (nodes[v].nextSibling != ProfileSnapshot::kNone) break;
       v = nodes[v].parent;
     }
-    v = v == 0 ? ProfileSnapshot::kNone : nodes[v].nextSibling;
+    v = v == top ? ProfileSnapshot::kNone : nodes[v].nextSibling;
   }
   return byFrame;
 }
 // Per name (a name may be interned per kind), the frames of the kinds `keep` accepts.
-std::vector<std::pair<std::string, MethodTotals>> rowsByName(const ProfileSnapshot& snap, bool (*keep)(char kind)) {
+std::vector<std::pair<std::string, MethodTotals>> rowsByName(const ProfileSnapshot& snap, bool (*keep)(char kind),
+                                                             uint32_t top = 0) {
   std::unordered_map<std::string, MethodTotals> byName;
-  for (const auto& [f, t] : methodTotalsByFrame(snap)) {
+  for (const auto& [f, t] : methodTotalsByFrame(snap, top)) {
     if (!keep(snap.frames()[f].kind)) continue;
     MethodTotals& m = byName[snap.frames()[f].name];
     m.self += t.self;
@@ -131,6 +133,33 @@ void writeValueProfile(std::ostream& out, const ValueProfile& v, const ProfileSn
              rowsByName(snap, [](char k) { return k != kKindObjectClass; }), false, whole, topN, unitWord, "method");
 }
 }  // namespace
+
+// Of all ticks of time (allocation and lock samples have their own profiles); a run that mixes kinds
+// (cpu+wall) gets a pair of tables per kind, each of that kind's ticks: a CPU tick and a wall tick
+// stand for different things, and one table of both would rank a pool's idle waits over its work.
+static void writeTimeTables(std::ostream& out, const ProfileReport& r, size_t topN) {
+  const ProfileSnapshot& snap = r.snapshot;
+  std::vector<std::pair<const KindReport*, uint32_t>> kindRoots;  // the [cpu], [wall] ... root nodes
+  for (const KindReport& k : r.kinds) {
+    for (uint32_t c = snap.nodes()[0].firstChild; c != ProfileSnapshot::kNone; c = snap.nodes()[c].nextSibling) {
+      if (snap.frames()[snap.nodes()[c].frame].name == "[" + k.name + "]") kindRoots.emplace_back(&k, c);
+    }
+  }
+  auto all = [](char) { return true; };
+  if (kindRoots.size() < 2) {
+    std::vector<std::pair<std::string, MethodTotals>> rows = rowsByName(snap, all);
+    writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, r.timeTicks(), topN);
+    writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.timeTicks(), topN);
+    return;
+  }
+  for (const auto& [k, node] : kindRoots) {
+    std::vector<std::pair<std::string, MethodTotals>> rows = rowsByName(snap, all, node);
+    const char* what = k->name.c_str();
+    writeTable(out, fmt("Top methods by self time, %s (percent of %s ticks):", what, what).c_str(), rows, true, k->ticks, topN);
+    writeTable(out, fmt("Top methods by total time, %s (percent of %s ticks):", what, what).c_str(), rows, false, k->ticks,
+               topN);
+  }
+}
 
 void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   out << "candor profile summary\n\n";
@@ -190,10 +219,7 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   if (main != nullptr) {
     writeValueProfile(out, *main, r.snapshot, topN);
   } else {
-    // Of all ticks of time (allocation and lock samples have their own profiles).
-    std::vector<std::pair<std::string, MethodTotals>> rows = rowsByName(r.snapshot, [](char) { return true; });
-    writeTable(out, "Top methods by self time (percent of all ticks):", rows, true, r.timeTicks(), topN);
-    writeTable(out, "Top methods by total time (percent of all ticks):", rows, false, r.timeTicks(), topN);
+    writeTimeTables(out, r, topN);
   }
   for (const ValueProfile* side : r.sideProfiles()) writeValueProfile(out, *side, side->snapshot, topN);
   if (r.push.enabled) {
