@@ -175,6 +175,24 @@ TEST(SummaryWriter, ARunOfCpuAndWallRanksEachKindByItsOwnTicks) {
   EXPECT_EQ(text.find("(percent of all ticks)"), std::string::npos) << text;
 }
 
+TEST(StatsWriter, SamplesPerCpuSecondCountTheCpuEnginesTicksOnly) {
+  // cpu+wall: 1,000 cpu ticks for 1 s of CPU and 50 wall ticks; the wall ticks are no CPU samples.
+  ProfileReport r;
+  r.ticks = 1050;
+  r.profiledCpuNs = 1'000'000'000;
+  r.processCpuNs = 2'000'000'000;
+  KindReport cpu, wall;
+  cpu.name = "cpu";
+  cpu.ticks = 1000;
+  wall.name = "wall";
+  wall.ticks = 50;
+  r.kinds = {cpu, wall};
+  std::ostringstream out;
+  writeStats(r, out);
+  EXPECT_NE(out.str().find("\"samples_per_cpu_second\": 1000.000"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("\"samples_per_process_cpu_second\": 500.000"), std::string::npos) << out.str();
+}
+
 TEST(StatsWriter, WritesCountersAsJson) {
   std::ostringstream out;
   writeStats(sampleReport(), out);

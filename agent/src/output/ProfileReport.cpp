@@ -96,12 +96,19 @@ uint64_t ProfileReport::failureCount(const std::string& bucket) const {
   return 0;
 }
 
+uint64_t ProfileReport::cpuTicks() const {
+  for (const KindReport& k : kinds) {
+    if (k.name == "cpu") return k.ticks;
+  }
+  return kinds.empty() ? timeTicks() : 0;
+}
+
 double ProfileReport::samplesPerProcessCpuSecond() const {
-  return processCpuNs > 0 ? timeTicks() * 1e9 / static_cast<double>(processCpuNs) : 0;
+  return processCpuNs > 0 ? cpuTicks() * 1e9 / static_cast<double>(processCpuNs) : 0;
 }
 
 double ProfileReport::samplesPerCpuSecond() const {
-  return profiledCpuNs > 0 ? timeTicks() * 1e9 / static_cast<double>(profiledCpuNs) : 0;
+  return profiledCpuNs > 0 ? cpuTicks() * 1e9 / static_cast<double>(profiledCpuNs) : 0;
 }
 
 }  // namespace candor

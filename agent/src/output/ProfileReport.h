@@ -256,6 +256,9 @@ struct ProfileReport {
   uint64_t failureCount(const std::string& bucket) const;
   // Ticks of time: every kind but allocation and lock samples.
   uint64_t timeTicks() const { return ticks - alloc.samples - lock.samples; }
+  // Ticks of the CPU engine, what "samples per CPU-second" counts: not a sampler's wall ticks of
+  // the same run (cpu+wall). A report without kinds (a reader's) counts every tick of time.
+  uint64_t cpuTicks() const;
   double samplesPerCpuSecond() const;
   // Against the whole process's CPU: the sampled threads' and everyone else's (GC, JIT, VM
   // threads without `allthreads`, threads filtered out).

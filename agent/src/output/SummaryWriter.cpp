@@ -198,7 +198,6 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   }
   if (hasCpu) {
     double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
-    if (r.kinds.size() > 1) achieved = r.kinds[0].ticks * 1e9 / std::max<double>(1, r.profiledCpuNs);
     out << fmt("rate:      %.1f samples per CPU-second achieved, %.1f requested (%.1f%%); %.1f per CPU-second of the "
                "whole process\n", achieved, requested,
                pct(static_cast<uint64_t>(achieved * 1000), static_cast<uint64_t>(requested * 1000)),
