@@ -163,8 +163,8 @@ static void writeTimeTables(std::ostream& out, const ProfileReport& r, size_t to
 
 void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   out << "candor profile summary\n\n";
-  out << fmt("engine:    %s (%s), signal %s (%d)\n", r.engine.c_str(), r.engineDescription.c_str(),
-             r.signal.c_str(), r.signalNumber);
+  std::string signal = r.signalNumber > 0 ? fmt("signal %s (%d)", r.signal.c_str(), r.signalNumber) : "no signal";
+  out << fmt("engine:    %s (%s), %s\n", r.engine.c_str(), r.engineDescription.c_str(), signal.c_str());
   const char* walker = r.walker == "vm"       ? "vm (candor's own stack walker)"
                        : r.walker == "remote" ? "remote (candor's own stack walker on a walker thread)"
                        : r.walker == "copy"   ? "copy (candor's own stack walker on perf's stack copies, no signal)"
