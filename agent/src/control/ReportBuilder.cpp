@@ -160,6 +160,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     }
     r.threads.push_back({t.tid, t.name, threadKindName(t.kind), t.cpuNs, ticks, recorded});
     r.profiledCpuNs += t.cpuNs;
+    if (!t.armed) r.unarmedThreads++;
   }
   for (const auto& [tid, counts] : accounting.perThread()) {
     if (byTid.count(tid) == 0) {  // e.g. itimer hitting a thread candor did not register

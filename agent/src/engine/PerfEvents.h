@@ -15,6 +15,12 @@ namespace candor {
 // sample types, rings and kernel sampling on top.
 perf_event_attr perfCpuClockAttr(long long periodNs);
 // perf_event_open for thread `tid` (0: the caller), close-on-exec; -1 with errno on failure.
+// A descriptor numbered at or above half of the process's file limit (RLIMIT_NOFILE) is given back
+// and refused with EMFILE: a timer per thread takes one descriptor per thread, and a server with
+// more threads than its limit allows would otherwise lose every descriptor it has left to candor
+// (its next open, accept or class load fails). The kernel hands out the lowest free number, so
+// the number tells how full the table is; the threads refused are not sampled, and their CPU is
+// shown as the CPU of threads candor did not sample.
 int perfEventOpen(perf_event_attr* attr, int tid);
 // perf_event_open of every thread that runs on `cpu` (pid -1), close-on-exec; -1 with errno.
 int perfEventOpenOnCpu(perf_event_attr* attr, int cpu);

@@ -149,7 +149,7 @@ bool PerfRingEngine::openRing(int tid, size_t pages, PerfRing* ring, std::string
     int fd = perCpu_ ? perfEventOpenOnCpu(&attr, tid) : perfEventOpen(&attr, tid);
     if (fd < 0) {
       int err = errno;
-      *why = std::string("perf_event_open: ") + strerror(err);
+      *why = perfOpenError("perf_event_open", err);
       errno = err;
       return false;
     }

@@ -72,6 +72,7 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIE
     r.kind = kind;
   }
   r.live = true;
+  r.armed = true;
   r.cpuAtArmNs = threadCpuNs(tid);
   if (r.kind == ThreadKind::kJava) Jvm::javaThreads().add(tid);  // before its timer can fire
   if (withSampler_ && kind == ThreadKind::kJava && env != nullptr && thread != nullptr) {
@@ -84,7 +85,8 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIE
   if (kind == ThreadKind::kJava && env != nullptr && thread != nullptr) r.timer.javaThread = Jvm::javaThreadOf(env, thread);
   r.timer.cpuAtArmNs = r.cpuAtArmNs;
   std::string why;
-  if (!engine_->armThread(tid, &r.timer, &why) && !warned_) {
+  r.armed = engine_->armThread(tid, &r.timer, &why);
+  if (!r.armed && !warned_) {
     warned_ = true;
     logError("cannot sample thread '%s' (tid %d): %s", name.c_str(), tid, why.c_str());
   }
@@ -112,7 +114,7 @@ void ThreadRegistry::remove(int tid, JNIEnv* env) {
 }
 
 uint64_t ThreadRegistry::cpuSoFar(const ThreadRecord& r) {
-  if (!r.live) return r.cpuNs;
+  if (!r.live || !r.armed) return r.cpuNs;
   uint64_t now = threadCpuNs(r.tid);
   return r.cpuNs + (now >= r.cpuAtArmNs ? now - r.cpuAtArmNs : 0);
 }

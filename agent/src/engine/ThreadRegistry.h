@@ -32,6 +32,7 @@ struct ThreadRecord {
   uint64_t cpuAtArmNs = 0;
   uint64_t cpuNs = 0;  // CPU used while armed, up to the last disarm (or snapshot)
   bool live = true;
+  bool armed = true;   // false: the engine could not arm it (e.g. no file descriptor left); its CPU is not profiled
   jthread ref = nullptr;  // global reference, Java threads only, when a sampler runs
   int wallIndex = -1;     // WallTargets entry, when a sampler runs
 };

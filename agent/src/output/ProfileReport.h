@@ -229,6 +229,7 @@ struct ProfileReport {
   uint64_t durationNs = 0;
   uint64_t processCpuNs = 0;
   uint64_t profiledCpuNs = 0;  // CPU of the threads candor sampled, while they were armed
+  uint64_t unarmedThreads = 0;  // threads the CPU engine could not arm (their CPU is not profiled)
   KernelReport kernel;
   std::vector<ThreadReport> threads;
   uint64_t preloadNs = 0;

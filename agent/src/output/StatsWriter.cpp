@@ -92,6 +92,7 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
   field(out, "samples_per_cpu_second", real(r.samplesPerCpuSecond()));
   field(out, "samples_per_process_cpu_second", real(r.samplesPerProcessCpuSecond()));
   field(out, "unsampled_threads_cpu_ns", num(r.unsampledThreadsCpuNs()));
+  field(out, "unarmed_threads", num(r.unarmedThreads));
   field(out, "kernel", "{\"mode\": " + str(r.kernel.mode) + ", \"reason\": " + str(r.kernel.reason) +
                            ", \"sampled_ticks\": " + num(r.kernel.sampledTicks) + ", \"unsampled_ticks\": " +
                            num(r.kernel.unsampledTicks) + ", \"estimated_ticks\": " + num(r.kernel.estimatedTicks) + "}");

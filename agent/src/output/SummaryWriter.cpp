@@ -178,10 +178,12 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
   }
   out << fmt("duration:  %.3f s wall, process CPU %.3f s, profiled threads %zu with %.3f s CPU\n",
              r.durationNs / 1e9, r.processCpuNs / 1e9, r.threads.size(), r.profiledCpuNs / 1e9);
+  std::string unarmed = r.unarmedThreads == 0 ? "" : fmt("; %llu threads the CPU engine could not arm, see the log",
+                                                          static_cast<unsigned long long>(r.unarmedThreads));
   out << fmt("not sampled: %.3f s of process CPU (%.1f%%) in threads candor did not sample (GC, JIT compiler and "
-             "other JVM threads%s)\n",
+             "other JVM threads%s%s)\n",
              r.unsampledThreadsCpuNs() / 1e9, pct(r.unsampledThreadsCpuNs(), r.processCpuNs),
-             r.threads.empty() ? "" : "; `allthreads` samples them");
+             r.threads.empty() ? "" : "; `allthreads` samples them", unarmed.c_str());
   if (!r.kernel.mode.empty()) {
     out << fmt("kernel:    %s: %s\n", r.kernel.mode.c_str(), r.kernel.reason.c_str());
     out << fmt("           %llu ticks (%.1f%%) with kernel frames, %llu (%.1f%%) kernel time not sampled but counted "

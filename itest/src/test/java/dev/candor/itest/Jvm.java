@@ -26,6 +26,7 @@ final class Jvm {
     private final List<String> args = new ArrayList<>();
     private final Map<String, String> env = new HashMap<>();
     private boolean unprivileged;
+    private int fileLimit;
 
     private Jvm(Jdks.Jdk jdk, Path dir) {
         this.jdk = jdk;
@@ -67,6 +68,12 @@ final class Jvm {
         return "root".equals(System.getProperty("user.name"));
     }
 
+    /** Runs the JVM with at most {@code n} open files (RLIMIT_NOFILE soft and hard, via prlimit). */
+    Jvm fileLimit(int n) {
+        fileLimit = n;
+        return this;
+    }
+
     /** Sets an environment variable of the launched JVM. */
     Jvm env(String name, String value) {
         env.put(name, value);
@@ -86,6 +93,9 @@ final class Jvm {
 
     List<String> command() {
         List<String> cmd = new ArrayList<>();
+        if (fileLimit > 0) {
+            cmd.addAll(List.of("prlimit", "--nofile=" + fileLimit + ":" + fileLimit, "--"));
+        }
         if (unprivileged && isRoot()) {
             cmd.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
                     "--bounding-set=-all", "--"));
