@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "base/Log.h"
@@ -88,6 +89,7 @@ void RingReader::consume(PerfRing& ring) {
       case PERF_RECORD_LOST: {  // {header, id, lost}: the ring was full for `lost` samples
         uint64_t lost = 0;
         if (header.size >= sizeof header + 16) memcpy(&lost, record + sizeof header + 8, sizeof lost);
+        lost = oursOfLost(ring, lost);
         addPlain(counters_.ticks[kCpu], lost);
         addPlain(counters_.dropped[kCpu], lost);
         addPlain(lost_, lost);
@@ -112,8 +114,10 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
     covered = sample.pid == static_cast<uint32_t>(pid_) ? engine_.coveredLocked(static_cast<int>(sample.tid)) : nullptr;
     if (covered == nullptr || sample.timeNs < covered->armNs) {
       addPlain(notOurs_, 1);
+      ring.foreign++;
       return;
     }
+    ring.ours++;
     covered->ticks++;
   }
   // Measured first, so that a full ring drops the estimated ticks with this one, counted.
@@ -154,6 +158,15 @@ void RingReader::settle(int tid, uint64_t cpuNs, uint64_t ticks) {
   addPlain(counters_.ticks[kCpu], owed);
   recordCodeInRing_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, SampleKind::kCpu, ThreadState::kRunning,
                               monotonicNs(), -1, owed);
+}
+
+uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {
+  // A CPU's ring holds every process's samples, so a full one loses theirs too: candor's share of
+  // them, as of what the ring has shown so far (all of them before it has shown any).
+  uint64_t seen = ring.ours + ring.foreign;
+  if (!engine_.perCpu() || seen == 0) return lost;
+  return static_cast<uint64_t>(std::llround(static_cast<double>(lost) * static_cast<double>(ring.ours) /
+                                            static_cast<double>(seen)));
 }
 
 uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) const {

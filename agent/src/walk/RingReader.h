@@ -7,7 +7,9 @@
 //                       marked [truncated]. A pc outside Java code, that no rbp link in the copy
 //                       leads back from, is unknown_not_java: the live anchor is not used, the
 //                       thread has moved on.
-//   PERF_RECORD_LOST    the kernel found the ring full: that many ticks, counted dropped.
+//   PERF_RECORD_LOST    the kernel found the ring full: that many ticks, counted dropped (percpu:
+//                       candor's share of them, as the ring's samples so far divide between its
+//                       threads and the rest).
 // So ticks = recorded + failures + dropped holds as for the signal engines.
 //
 // percpu: a CPU's ring holds the samples of every thread that ran there. Only those of armed
@@ -71,6 +73,8 @@ class RingReader : public RingConsumer {
   int32_t walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot);
   // Ticks the event skipped (in the kernel, or throttled) since the ring's previous sample.
   uint64_t unsampledTicks(PerfRing& ring, const PerfSample& sample) const;
+  // percpu: of `lost` samples a full CPU ring dropped, those of threads candor samples (estimated).
+  uint64_t oursOfLost(const PerfRing& ring, uint64_t lost) const;
   // C frames of a copied sample (cstack), read from the copy only; moves the copy's start to
   // the Java frame they lead to. *atRoot: they reached the stack's root (no Java frame beyond).
   static int32_t cFramesOfCopy(StackCopy* copy, ASGCT_CallFrame* frames, int32_t max, bool* atRoot);
