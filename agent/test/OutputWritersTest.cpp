@@ -40,6 +40,13 @@ ProfileReport sampleReport() {
   s.addStack({s.intern("[dropped]", kKindFailure)}, 1);
   return r;
 }
+// A time kind of a run that mixes them (cpu+wall), with its ticks.
+KindReport kind(const char* name, uint64_t ticks) {
+  KindReport k;
+  k.name = name;
+  k.ticks = ticks;
+  return k;
+}
 }  // namespace
 
 TEST(CollapsedWriter, FoldsStacksRootFirstWithCounts) {
@@ -151,12 +158,7 @@ TEST(SummaryWriter, ARunOfCpuAndWallRanksEachKindByItsOwnTicks) {
   // 10 cpu ticks, all in work; 90 wall ticks, mostly parked: one table of both would put the wait first.
   ProfileReport r;
   r.ticks = 100;
-  KindReport cpu, wall;
-  cpu.name = "cpu";
-  cpu.ticks = 10;
-  wall.name = "wall";
-  wall.ticks = 90;
-  r.kinds = {cpu, wall};
+  r.kinds = {kind("cpu", 10), kind("wall", 90)};
   ProfileSnapshot& s = r.snapshot;
   uint32_t work = s.intern("a.Main.work", kKindJava), park = s.intern("a.Pool.park", kKindJava);
   s.addStack({s.intern("[cpu]", kKindThread), work}, 10);
@@ -181,12 +183,7 @@ TEST(StatsWriter, SamplesPerCpuSecondCountTheCpuEnginesTicksOnly) {
   r.ticks = 1050;
   r.profiledCpuNs = 1'000'000'000;
   r.processCpuNs = 2'000'000'000;
-  KindReport cpu, wall;
-  cpu.name = "cpu";
-  cpu.ticks = 1000;
-  wall.name = "wall";
-  wall.ticks = 50;
-  r.kinds = {cpu, wall};
+  r.kinds = {kind("cpu", 1000), kind("wall", 50)};
   std::ostringstream out;
   writeStats(r, out);
   EXPECT_NE(out.str().find("\"samples_per_cpu_second\": 1000.000"), std::string::npos) << out.str();

@@ -477,9 +477,7 @@ bool Profiler::drainStep() {
   }
   if (++steps % kStepsPerSecond == 0) {
     if (options_.allThreads) registry_.addAllProcessThreads();
-    logReplacedSignal();
-    settleLostSignalTicks();
-    if (sampler_ && wallSignal_ != 0 && SignalHandler::isReplaced(wallSignal_)) sampler_->wallSignalTaken();
+    watchSignals();
   } else if (steps % (kStepsPerSecond / 20) == 0 && lostSignal_ && lostSignal_->calibrating()) {
     settleLostSignalTicks();  // the rate a takeover will be measured at: known after the first 100 intervals of CPU
   }
@@ -490,6 +488,12 @@ bool Profiler::drainStep() {
   bool spilled = lent != spillLentSeen_;
   spillLentSeen_ = lent;
   return drained > ring_->capacity() / 8 || spilled;
+}
+
+void Profiler::watchSignals() {
+  logReplacedSignal();
+  settleLostSignalTicks();
+  if (sampler_ && wallSignal_ != 0 && SignalHandler::isReplaced(wallSignal_)) sampler_->wallSignalTaken();
 }
 
 void Profiler::logReplacedSignal() {

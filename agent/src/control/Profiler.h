@@ -67,7 +67,9 @@ class Profiler {
   // The CPU engine's timers, as the start line and status name them: per-thread, per-cpu, process.
   const char* timersName() const;
   bool drainStep();         // writer thread: ring → store, resolve new methods; true if busy
-  void logReplacedSignal();  // writer thread, about once a second
+  // Writer thread, about once a second: whether another handler took candor's signals over since.
+  void watchSignals();
+  void logReplacedSignal();  // once per signal taken over
   // Writer thread about once a second, and stop(): charges the CPU ticks a taken-over CPU signal
   // no longer brings to signal_lost (LostSignalTicks).
   void settleLostSignalTicks();
