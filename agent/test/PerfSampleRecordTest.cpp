@@ -217,8 +217,8 @@ TEST(CopyOptions, PerCpuImpliesWalkCopy) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.options.perCpu, PerCpu::kYes);
   EXPECT_EQ(r.options.walk, WalkMode::kCopy);
-  EXPECT_EQ(r.options.stackCopyBytes, 16384u);  // past libjava's 8 KB buffers under a system call
-  EXPECT_EQ(parseOptions("percpu,walk=copy,stackcopy=32k").options.stackCopyBytes, 32768u);
+  EXPECT_EQ(r.options.stackCopyBytes, 32768u);  // past libjava's 8 KB buffers under a system call, and most VM frames
+  EXPECT_EQ(parseOptions("percpu,walk=copy,stackcopy=16k").options.stackCopyBytes, 16384u);
   EXPECT_EQ(parseOptions("percpu=yes").options.perCpu, PerCpu::kYes);
   EXPECT_EQ(parseOptions("percpu=no").options.perCpu, PerCpu::kNo);
   // auto (the default) stays open only where nothing asks for a timer per thread

@@ -6,15 +6,16 @@ A configuration is named by a string (`--configs` takes these names):
   10ms, 1ms, 100us          candor `event=cpu` at that interval, its defaults (per-CPU timers where perf allows)
   <interval>-<walk>         the same with `walk=<walk>` (agct, vm, remote, copy), e.g. 100us-agct, or
                             -percpu: `percpu` (insists on per-CPU timers), -thread: `percpu=no` (a timer per
-                            thread, the default before per-CPU timers)
+                            thread, the default before per-CPU timers), -copy32k: `percpu,stackcopy=32k` (per-CPU
+                            timers with twice the default stack copy)
   the keys of PEERS         candor's wall sampler, async-profiler, JFR
 """
 
 INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
-WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread")
+WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k")
 # what each non-walk variant adds to the option string
-VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no"}
+VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k"}
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
 AP_VERSION = "4.6"

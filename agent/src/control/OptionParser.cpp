@@ -57,7 +57,7 @@ const OptionSpec kSpecs[] = {
                      "nothing to re-arm when threads switch, no signal (walk=copy), kernel time sampled; needs "
                      "perf_event_paranoid <= 0, CAP_PERFMON or root. auto (default): where perf allows it and no "
                      "walk=, jitter=, signal= or allthreads asks for a timer per thread"},
-    {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, with percpu 16k; at most 60k); deeper "
+    {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, with percpu 32k; at most 60k); deeper "
                         "frames are cut and marked [truncated]"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
