@@ -7,15 +7,20 @@ A configuration is named by a string (`--configs` takes these names):
   <interval>-<walk>         the same with `walk=<walk>` (agct, vm, remote, copy), e.g. 100us-agct, or
                             -percpu: `percpu` (insists on per-CPU timers), -thread: `percpu=no` (a timer per
                             thread, the default before per-CPU timers), -copy32k: `percpu,stackcopy=32k` (per-CPU
-                            timers with twice the default stack copy)
+                            timers with a 32k stack copy, the default since a051951), -events: `alloc=512k,lock=10us`
+                            beside the cpu engine (allocation and lock profiling too)
   the keys of PEERS         candor's wall sampler, async-profiler, JFR
 """
 
 INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
-WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k")
+WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events")
 # what each non-walk variant adds to the option string
-VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k"}
+VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k",
+                   "events": "alloc=512k,lock=10us"}
+# the walker and timers (the stats' "walker", "timers") a variant must have run with; None: not checked
+VARIANT_EXPECTS = {"percpu": ("copy", "per-cpu"), "copy32k": ("copy", "per-cpu"), "thread": (None, "per-thread"),
+                   "events": (None, None)}
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
 AP_VERSION = "4.6"
@@ -31,6 +36,10 @@ PEERS = {
                           "label": "async-profiler cpu 1ms cstack=no", "floor": "1ms"},
     "ap-cpu-100us-nocs": {"kind": "ap", "event": "cpu", "interval": "100us", "cstack": "no",
                           "label": "async-profiler cpu 100us cstack=no", "floor": "100us"},
+    # async-profiler writes several events to JFR only: its cpu samples are counted from the recording, and it
+    # has no collapsed profile to compare
+    "ap-events-1ms":     {"kind": "ap", "event": "cpu", "interval": "1ms", "alloc": "512k", "lock": "10us",
+                          "label": "async-profiler cpu 1ms alloc=512k lock=10us (JFR)", "floor": "1ms"},
     "ap-itimer-10ms":    {"kind": "ap", "event": "itimer", "interval": "10ms", "label": "async-profiler itimer 10ms", "floor": "10ms"},
     "ap-itimer-1ms":     {"kind": "ap", "event": "itimer", "interval": "1ms", "label": "async-profiler itimer 1ms", "floor": "1ms"},
     "jfr-profile":       {"kind": "jfr", "label": "JFR settings=profile (10 ms Java, 20 ms native)", "floor": "10ms"},

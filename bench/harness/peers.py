@@ -156,6 +156,12 @@ class Profilers:
                 "start,event=wall,interval=20ms,file=%s,stats=%s,quiet" % (collapsed, stats)
             return [self.agent_arg(opts)], lambda r: r.update(stats=read_stats(stats), profile=collapsed)
         p = configs.PEERS[cfg]
+        if k == "ap" and p.get("alloc"):
+            out = remove(base + ".jfr")
+            opts = "start,event=%s,interval=%s,alloc=%s,lock=%s,jfr,file=%s" % (
+                p["event"], p["interval"], p["alloc"], p["lock"], out)
+            return ["-agentpath:%s=%s" % (self.ap_lib, opts)], \
+                lambda r: r.update(peer=dict(read_jfr(self.java, out, False) or {}, java_thread_samples=None))
         if k == "ap":
             out = remove(base + ".collapsed")
             opts = "start,event=%s,interval=%s,collapsed,ann,threads,file=%s" % (p["event"], p["interval"], out)

@@ -430,7 +430,8 @@ def server(raw, s):
              "threads' samples in the collapsed output (JFR records Java frames only: –). *Overlap*: `candor compare`'s "
              "overlap(A,B) of the run's profile with %s's of the same round (compare reads async-profiler's annotated "
              "frames as candor names them; its threads that never ran Java code are left out); %s's own row compares each of its "
-             "runs with the next round's, the run-to-run baseline." % (
+             "runs with the next round's, the run-to-run baseline. *Peak RSS*: the server JVM's largest resident "
+             "set over the whole run (`ru_maxrss`, its 1 GB heap included)." % (
                  pace.get("threads", "?"), pace.get("connections", "?"), pace.get("think_ms", "?"),
                  pace.get("warmup_s", "?"), pace.get("seconds", "?"), max(e["n"] for e in rows.values()), ref, ref))
     L.append("")
@@ -448,10 +449,10 @@ def server(raw, s):
             share(e.get("kernel_share")) if sampled else None, share(e.get("native_share")) if sampled else None,
             ("%s [%s–%s]" % (f3(e.get("overlap_ref")), f3(e.get("overlap_min")), f3(e.get("overlap_max")))
              if e.get("overlap_ref") is not None else "–") if sampled else None,
-            "%s / %s" % (f2(e.get("latency_p50_ms")), f2(e.get("latency_p99_ms")))])
+            "%s / %s" % (f2(e.get("latency_p50_ms")), f2(e.get("latency_p99_ms"))), "%.0f" % e["rss_mb"]])
     L += table(["config", "requests/s", "server CPUs", "CPU / request µs", "vs none", "user / sys µs per request",
                 "samples / Java-thread CPU-s (requested)", "% of requested", "kernel share", "native share",
-                "overlap with %s" % ref, "wrk p50 / p99 ms"], out)
+                "overlap with %s" % ref, "wrk p50 / p99 ms", "peak RSS MB"], out)
     L.append("")
     L.append("Process CPU of a whole run (start-up, warm-up, exit: rusage), and the CPU of the Java threads the "
              "samples are counted against (median): " + "; ".join("%s %s s / %s s" % (

@@ -9,7 +9,7 @@ import sys
 import time
 
 from . import configs, machine, peers, procs, results, summary, targets
-from .configs import INTERVALS, NOSIG, SELF_RE, candor_interval, candor_walk
+from .configs import INTERVALS, NOSIG, SELF_RE, VARIANT_EXPECTS, candor_interval, candor_walk
 from .procs import OUT, REPO, log, run_measured
 from .render import fmt_ms
 from .serverphase import ServerPhase
@@ -116,18 +116,18 @@ class Bench:
         parts = s.get("recorded", 0) + s.get("dropped", 0) + sum((s.get("failures") or {}).values())
         if ticks != parts:
             self.anomaly("%s: ticks %d != recorded + dropped + failures = %d" % (what, ticks, parts))
-        if s.get("engine") != "cpu":
-            self.anomaly("%s: engine is %r, not cpu" % (what, s.get("engine")))
+        if s.get("engine") != ("cpu+alloc+lock" if candor_walk(r["config"]) == "events" else "cpu"):
+            self.anomaly("%s: engine is %r" % (what, s.get("engine")))
         want = INTERVALS[candor_interval(r["config"])]
         if s.get("interval_ns") != want:
             self.anomaly("%s: interval_ns %r, expected %d" % (what, s.get("interval_ns"), want))
         walk = candor_walk(r["config"])
-        if walk == "percpu" and (s.get("walker"), s.get("timers")) != ("copy", "per-cpu"):
-            self.anomaly("%s: walker %r, timers %r, expected copy, per-cpu" % (what, s.get("walker"), s.get("timers")))
-        elif walk == "thread" and s.get("timers") != "per-thread":
-            self.anomaly("%s: timers %r, expected per-thread" % (what, s.get("timers")))
-        elif walk and walk not in ("percpu", "thread") and s.get("walker") != walk:
-            self.anomaly("%s: walker %r, expected %s" % (what, s.get("walker"), walk))
+        # the walker and timers each variant must have run with (None: not checked); walks expect themselves
+        want_walker, want_timers = VARIANT_EXPECTS.get(walk, (walk, None))
+        if want_walker and s.get("walker") != want_walker:
+            self.anomaly("%s: walker %r, expected %s" % (what, s.get("walker"), want_walker))
+        if want_timers and s.get("timers") != want_timers:
+            self.anomaly("%s: timers %r, expected %s" % (what, s.get("timers"), want_timers))
         req, got = s.get("requested_per_cpu_second"), s.get("samples_per_cpu_second")
         tol = targets.RATE_TOLERANCE
         # (short runs are exempt: every thread loses up to one interval of CPU that never elapses; the server's

@@ -36,8 +36,11 @@ def rss_at(r, t):
 
 def taken_ticks(stats):
     """candor's ticks that were taken as samples: every tick but those estimated from a CPU clock
-    ([kernel_unsampled], cpu_unsampled), which stand for CPU time no sample covered and cost nothing."""
-    return stats["ticks"] - ((stats.get("kernel") or {}).get("estimated_ticks") or 0)
+    ([kernel_unsampled], cpu_unsampled), which stand for CPU time no sample covered and cost nothing.
+    With allocation or lock events beside the cpu engine, only the cpu engine's ticks."""
+    kinds = stats.get("kinds") or {}
+    ticks = kinds["cpu"]["ticks"] if "ticks" in kinds.get("cpu", {}) else stats["ticks"]
+    return ticks - ((stats.get("kernel") or {}).get("estimated_ticks") or 0)
 
 
 def sample_count(r):
@@ -382,6 +385,7 @@ def server(measured):
             "latency_p99_ms": median((r.get("wrk") or {}).get("latency_p99_ms") for r in rs),
             "java_cpu_s": median(x["java_threads_cpu_s"] for x in sv),
             "process_cpu_s": median(r["cpu_s"] for r in rs),
+            "rss_mb": median(r["maxrss_kb"] for r in rs) / 1024,
             "background_cpus": median(r.get("background_cpus") for r in rs),
             "kernel_sampling_allowed": all(r.get("kernel_sampling_allowed") for r in rs),
         }
