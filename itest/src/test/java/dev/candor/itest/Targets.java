@@ -88,7 +88,17 @@ final class Targets {
 
     /** Runs the installed launcher, build/candor, on CLIENT's java in DIR. */
     static Ran candor(Jdks.Jdk client, Path dir, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
+        return candor(List.of(), client, dir, args);
+    }
+
+    /** Runs build/candor as user nobody (setpriv; the tests run as root), in DIR, which it must be able to enter. */
+    static Ran candorAsNobody(Jdks.Jdk client, Path dir, String... args) throws IOException, InterruptedException {
+        return candor(List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"), client, dir, args);
+    }
+
+    private static Ran candor(List<String> prefix, Jdks.Jdk client, Path dir, String... args)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Build.file("candor").toString());
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "candor-out", ".txt");

@@ -19,8 +19,8 @@ import java.util.stream.Stream;
  * that is already loaded reaches the same copy's Agent_OnAttach, so this loads the agent the
  * first time and talks to it afterwards. The agent writes its one-line answer to FILE, in a
  * private directory (owner-only, unpredictable name) that the target, running as the same user,
- * can write to. A JVM in a container ({@link TargetRoot}) gets the reply file in its own stage
- * directory instead, read back through /proc/PID/root.
+ * can write to. A JVM in a container, or of another user ({@link TargetRoot}), gets the reply file
+ * in its stage directory instead, read back through /proc/PID/root.
  */
 final class AgentConnection implements AutoCloseable {
 
@@ -29,8 +29,8 @@ final class AgentConnection implements AutoCloseable {
 
     private final Target target;
     private final VirtualMachine vm;
-    private final Path replyDir; // null in a container: replies go to the stage of targetRoot
-    private final TargetRoot targetRoot; // null unless the JVM is in another mount namespace
+    private final Path replyDir; // null with a targetRoot: replies go to its stage
+    private final TargetRoot targetRoot; // null unless the JVM is in another mount namespace or of another user
     private int replies;
 
     private AgentConnection(Target target, VirtualMachine vm, Path replyDir, TargetRoot targetRoot) {
@@ -131,7 +131,10 @@ final class AgentConnection implements AutoCloseable {
 
     private static String readReply(Path reply) {
         try {
-            String s = Files.readString(reply, StandardCharsets.UTF_8).strip();
+            String s;
+            try (var in = TargetRoot.openWritten(reply)) {
+                s = new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8).strip();
+            }
             return s.isEmpty() ? null : s.lines().findFirst().orElse(null);
         } catch (IOException e) { // no answer (an agent without reply=, or it could not write)
             return null;

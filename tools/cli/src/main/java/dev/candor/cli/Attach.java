@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
         exitCodeOnInvalidInput = Candor.USAGE,
         exitCodeOnExecutionException = Candor.PROFILING,
         description = {
-                "Controls candor in a running JVM of the same user (see 'candor list').",
+                "Controls candor in a running JVM of the same user, or as root of any user",
+                "(see 'candor list').",
                 "The first command loads the agent; later ones talk to that same copy.",
                 "  start   start profiling (-e, -i, -f, --stats, --agent-options)",
                 "  dump    write the outputs now and keep profiling (-f: to these files)",
@@ -39,6 +40,8 @@ import java.util.concurrent.Callable;
                 "Relative paths are taken from the current directory, not the JVM's.",
                 "A JVM in a container (its own mount and pid namespace) is given by its pid",
                 "here; the agent goes in, and the outputs come out, through /proc/PID/root.",
+                "As root, another user's JVM loads the agent from /tmp/.candor-lib-0 and",
+                "writes to its own /tmp/.candor-UID; the outputs are then moved to your paths.",
                 "JDK 21+ warns when an agent is loaded into a running JVM unless it was",
                 "started with -XX:+EnableDynamicAgentLoading; -XX:-EnableDynamicAgentLoading",
                 "forbids it (use candor record then)."},
@@ -100,7 +103,7 @@ final class Attach implements Callable<Integer> {
             items.addAll(profile.fileItems(cwd));
         }
         Target target = Target.forAttach(pid);
-        TargetRoot root = TargetRoot.of(target); // a JVM in a container writes in its own filesystem
+        TargetRoot root = TargetRoot.of(target); // a JVM in a container, or another user's, writes in a stage
         List<String> agentItems = items;
         if (root != null && (command.equals("start") || !items.isEmpty())) {
             agentItems = root.redirectOutputs(items, cwd, command.equals("start"));
@@ -238,7 +241,7 @@ final class Attach implements Callable<Integer> {
 
     /**
      * The library to send the command to: the copy already in the JVM, else --agent (checked), copied
-     * into the JVM's filesystem when it runs in a container (ROOT not null).
+     * where the JVM can read it when it runs in a container or as another user (ROOT not null).
      */
     private String library(Target target, TargetRoot root) {
         List<String> loaded = new ArrayList<>(target.candorLibraries());

@@ -16,7 +16,8 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * {@code candor list}: the JVMs of this user, which {@code candor attach} can reach: from the
+ * {@code candor list}: the JVMs of this user (of every user for root), which {@code candor attach}
+ * can reach: from the
  * Attach API's list (hsperfdata) and a /proc scan (which also finds JVMs run with
  * -XX:-UsePerfData), with their main class and whether candor is loaded in them.
  */
@@ -24,7 +25,7 @@ import java.util.stream.Stream;
         mixinStandardHelpOptions = true,
         exitCodeOnInvalidInput = Candor.USAGE,
         exitCodeOnExecutionException = Candor.PROFILING,
-        description = {"Lists the JVMs of this user that candor can attach to.",
+        description = {"Lists the JVMs that candor can attach to: this user's (every user's as root).",
                 "Columns: PID; CANDOR: 'loaded' when candor is in the JVM, '-' when not,",
                 "'no-attach' for -XX:+DisableAttachMechanism; MAIN: main class or -jar file;",
                 "CONTAINER: the JVM's pid in its own pid namespace, and 'own-fs' when it has its",
@@ -73,7 +74,7 @@ final class ListJvms implements Callable<Integer> {
                 continue;
             }
             Target t = Target.read(pid);
-            if (t == null || t.uid != uid || !t.isJvm()) {
+            if (t == null || (t.uid != uid && uid != 0) || !t.isJvm()) { // root attaches to any user's
                 continue;
             }
             String main = e.getValue() != null ? e.getValue() : t.mainClass();

@@ -21,13 +21,15 @@ final class Target {
 
     final long pid;
     final int uid;
+    final int gid;
     final String name;
     final List<String> cmdline;
     final List<String> maps; // the path column of /proc/PID/maps, one entry per mapping with a path
 
-    private Target(long pid, int uid, String name, List<String> cmdline, List<String> maps) {
+    private Target(long pid, int uid, int gid, String name, List<String> cmdline, List<String> maps) {
         this.pid = pid;
         this.uid = uid;
+        this.gid = gid;
         this.name = name;
         this.cmdline = cmdline;
         this.maps = maps;
@@ -42,6 +44,7 @@ final class Target {
         Path dir = proc(pid);
         try {
             int uid = effectiveUid(dir);
+            int gid = effectiveId(dir, "Gid:");
             String name = Files.readString(dir.resolve("comm"), StandardCharsets.UTF_8).strip();
             List<String> cmd = List.of(new String(Files.readAllBytes(dir.resolve("cmdline")), StandardCharsets.UTF_8)
                     .split("\0"));
@@ -54,13 +57,13 @@ final class Target {
                     }
                 }
             }
-            return new Target(pid, uid, name, cmd.size() == 1 && cmd.get(0).isEmpty() ? List.of() : cmd, maps);
+            return new Target(pid, uid, gid, name, cmd.size() == 1 && cmd.get(0).isEmpty() ? List.of() : cmd, maps);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
             // present but unreadable (another user's process): owner and name are enough then
             try {
-                return new Target(pid, effectiveUid(dir), Files.readString(dir.resolve("comm")).strip(), List.of(),
+                return new Target(pid, effectiveUid(dir), effectiveId(dir, "Gid:"), Files.readString(dir.resolve("comm")).strip(), List.of(),
                         List.of());
             } catch (IOException gone) {
                 return null;
@@ -77,10 +80,11 @@ final class Target {
         if (t == null) {
             throw new Candor.Failure(Candor.TARGET, "no such process: " + pid);
         }
-        if (t.uid != ourUid()) {
+        if (t.uid != ourUid() && ourUid() != 0) {
             throw new Candor.Failure(Candor.TARGET, "process " + pid + " (" + t.name + ") belongs to user "
                     + userName(t.uid) + " (uid " + t.uid + ") and candor runs as " + userName(ourUid()) + " (uid "
-                    + ourUid() + "): a JVM can only be attached by its own user; run candor as " + userName(t.uid));
+                    + ourUid() + "): a JVM can only be attached by its own user or root; run candor as "
+                    + userName(t.uid) + " or with sudo");
         }
         if (!t.isJvm()) {
             throw new Candor.Failure(Candor.TARGET, "process " + pid + " (" + t.name + ") is not a JVM"
@@ -157,12 +161,17 @@ final class Target {
 
     // The effective uid, from the Uid: line of /proc/PID/status (real, effective, saved, fs).
     private static int effectiveUid(Path dir) throws IOException {
+        return effectiveId(dir, "Uid:");
+    }
+
+    // The effective id of a Uid: or Gid: line of /proc/PID/status.
+    private static int effectiveId(Path dir, String key) throws IOException {
         for (String line : Files.readAllLines(dir.resolve("status"), StandardCharsets.UTF_8)) {
-            if (line.startsWith("Uid:")) {
-                return Integer.parseInt(line.substring(4).strip().split("\\s+")[1]);
+            if (line.startsWith(key)) {
+                return Integer.parseInt(line.substring(key.length()).strip().split("\\s+")[1]);
             }
         }
-        throw new IOException("no Uid: line in " + dir.resolve("status"));
+        throw new IOException("no " + key + " line in " + dir.resolve("status"));
     }
 
     static String userName(int uid) {

@@ -1,6 +1,7 @@
 package dev.candor.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -17,37 +18,64 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The files of a JVM in another mount namespace (a container). Every path candor hands the agent
- * is resolved by the JVM in its own root, and every file the agent writes lands there: so the
- * agent library is copied in, and the reply and outputs are read back, through /proc/PID/root.
+ * The files of a JVM that cannot simply share candor's: one in another mount namespace (a
+ * container), or, when candor runs as root, one of another user. Every path candor hands the
+ * agent is resolved by the JVM in its own root and opened with its own user's rights, and every
+ * file the agent writes lands there: so the agent library is copied where the JVM can read it,
+ * and the reply and outputs are written to a stage directory the JVM can write, then read back
+ * through /proc/PID/root.
  *
- * <p>Everything lives in one stage directory of the target, {@code /tmp/.candor-UID}, so that a
- * later {@code stop} finds what {@code start} left (the table of outputs). Its name is
- * predictable, so it is trusted only when it is a real directory (no symlink), ours, and
- * owner-only; anything else is refused with one line.
+ * <p>Candor's own directory of the target, {@code /tmp/.candor-UID} (UID: candor's), holds the
+ * library copies and the table of outputs, so that a later {@code stop} finds what {@code start}
+ * left. Its name is predictable, so it is trusted only when it is a real directory (no symlink),
+ * ours, and owner-only; anything else is refused with one line. For a JVM of the same user the
+ * stage is that same directory.
  *
- * <p>A JVM in the same mount namespace needs none of this: {@link #of} returns null then.
+ * <p>Another user's JVM (candor as root; the JDK lets root attach to any JVM since JDK 11) gets
+ * its stage {@code /tmp/.candor-TUID}, owned by that user (TUID) and owner-only, and the library
+ * in {@code /tmp/.candor-lib-UID}, ours and readable by all. Nothing of candor's is written into
+ * the user's stage: the table stays in candor's own directory (a table the user could edit would
+ * let it choose where root writes), and replies and outputs are read from the stage without
+ * following links, only when they are regular files.
+ *
+ * <p>A JVM of candor's user in the same mount namespace needs none of this: {@link #of} returns
+ * null then.
  */
 final class TargetRoot {
+    private static final String PRIVATE = "rwx------";
+    private static final String SHARED = "rwxr-xr-x";
+
     private final long pid;
     private final long nsPid;
     private final Path root; // /proc/PID/root: the target's "/" as seen from here
-    private final String stage; // the stage directory, as the target names it
+    private final boolean container; // another mount namespace
+    private final int user; // the JVM's uid, the stage's owner
+    private final int group; // the JVM's gid, the stage's group
+    private final String own; // candor's own directory, as the target names it
+    private final String stage; // where the JVM writes replies and outputs, as the target names it
 
-    private TargetRoot(long pid, long nsPid, Path root, String stage) {
-        this.pid = pid;
-        this.nsPid = nsPid;
-        this.root = root;
-        this.stage = stage;
+    private TargetRoot(Target target, boolean container, int group) {
+        this.pid = target.pid;
+        this.nsPid = nsPid(target.pid);
+        this.root = Target.proc(target.pid).resolve("root");
+        this.container = container;
+        this.user = target.uid;
+        this.group = group;
+        this.own = "/tmp/.candor-" + Target.ourUid();
+        this.stage = otherUser() ? "/tmp/.candor-" + target.uid : own;
     }
 
-    /** The target's root when it is in another mount namespace than candor; null when not. */
+    /** The target's files when they are not simply candor's: another mount namespace or user; else null. */
     static TargetRoot of(Target target) {
-        Path proc = Target.proc(target.pid);
-        if (!otherNamespace(proc, "mnt")) {
+        boolean container = otherNamespace(Target.proc(target.pid), "mnt");
+        if (!container && target.uid == Target.ourUid()) {
             return null;
         }
-        return new TargetRoot(target.pid, nsPid(target.pid), proc.resolve("root"), "/tmp/.candor-" + Target.ourUid());
+        return new TargetRoot(target, container, target.gid);
+    }
+
+    private boolean otherUser() {
+        return user != Target.ourUid();
     }
 
     /** Whether PROC's namespace of KIND differs from ours; false when it cannot be read. */
@@ -75,9 +103,10 @@ final class TargetRoot {
         return pid;
     }
 
-    /** How the JVM is named in messages: "JVM 1234 (pid 1 in its container)". */
+    /** How the JVM is named in messages: "JVM 1234 (pid 1 in its container)", "JVM 1234 of user nobody". */
     String describe() {
-        return "JVM " + pid + (nsPid != pid ? " (pid " + nsPid + " in its container)" : " (in a container)");
+        String where = !container ? "" : nsPid != pid ? " (pid " + nsPid + " in its container)" : " (in a container)";
+        return "JVM " + pid + where + (otherUser() ? " of user " + Target.userName(user) : "");
     }
 
     /** Where the JVM's path TARGETPATH is seen from here. */
@@ -85,24 +114,51 @@ final class TargetRoot {
         return root.resolve(targetPath.startsWith("/") ? targetPath.substring(1) : targetPath);
     }
 
-    /** The stage directory as the target names it; created (owner-only) and checked before use. */
+    /** Candor's own directory (library copies of a JVM of our user, tables), created and checked. */
+    private String own() {
+        directory(own, Target.ourUid(), -1, PRIVATE);
+        return own;
+    }
+
+    /** The stage directory as the target names it; created (owner-only, the JVM's user's) and checked before use. */
     String stage() {
-        Path dir = hostView(stage);
+        if (!otherUser()) {
+            return own();
+        }
+        directory(stage, user, group, PRIVATE);
+        return stage;
+    }
+
+    /**
+     * Creates PATH (in the target's root) when missing, with MODE and, when GID is not -1, owned
+     * by OWNER:GID; then refuses it unless it is a real directory of OWNER with exactly MODE.
+     */
+    private void directory(String path, int owner, int gid, String mode) {
+        Path dir = hostView(path);
+        String whose = Target.userName(owner);
         try {
             if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(PRIVATE)));
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(mode));
+                if (gid != -1) {
+                    Files.setAttribute(dir, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+                    Files.setAttribute(dir, "unix:uid", owner, LinkOption.NOFOLLOW_LINKS);
+                }
             }
             PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            boolean ours = ((Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == Target.ourUid();
-            if (!a.isDirectory() || a.isSymbolicLink() || !ours
-                    || !a.permissions().equals(PosixFilePermissions.fromString("rwx------"))) {
-                throw fail("step 1, a private directory in its /tmp: " + stage + " exists but is not a directory "
-                        + "owned by " + Target.userName(Target.ourUid()) + " with mode 700; remove it");
+            boolean owned = ((Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == owner;
+            if (!a.isDirectory() || a.isSymbolicLink() || !owned
+                    || !a.permissions().equals(PosixFilePermissions.fromString(mode))) {
+                throw fail("step 1, a private directory in its /tmp: " + path + " exists but is not a directory "
+                        + "owned by " + whose + " with mode " + octal(mode) + "; remove it");
             }
         } catch (IOException e) {
             throw fail("step 1, a private directory in its /tmp: cannot create " + dir + ": " + e.getMessage());
         }
-        return stage;
+    }
+
+    private static String octal(String mode) {
+        return mode.equals(PRIVATE) ? "700" : "755";
     }
 
     /**
@@ -111,7 +167,12 @@ final class TargetRoot {
      * so that another JVM of the container that maps an older build keeps reaching its copy.
      */
     String installLibrary(Path hostLibrary) {
-        String dir = stage() + "/" + contentHash(hostLibrary);
+        String base = own();
+        if (otherUser()) { // the JVM's user must read it, and nobody but us may change it
+            base = "/tmp/.candor-lib-" + Target.ourUid();
+            directory(base, Target.ourUid(), -1, SHARED);
+        }
+        String dir = base + "/" + contentHash(hostLibrary);
         String target = dir + "/" + Target.LIBRARY_NAME;
         if (Files.isRegularFile(hostView(target), LinkOption.NOFOLLOW_LINKS)) {
             return target;
@@ -120,6 +181,10 @@ final class TargetRoot {
         try {
             Files.createDirectories(hostView(dir));
             Files.copy(hostLibrary, tmp, StandardCopyOption.REPLACE_EXISTING);
+            if (otherUser()) {
+                Files.setPosixFilePermissions(hostView(dir), PosixFilePermissions.fromString(SHARED));
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
             Files.move(tmp, hostView(target), StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw fail("step 2, the agent library: cannot copy " + hostLibrary + " to " + hostView(target) + ": "
@@ -174,8 +239,12 @@ final class TargetRoot {
             if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
                 continue; // not written (yet): dump before the first sample, or the agent said why
             }
-            try {
-                Files.copy(from, Path.of(e.getValue()), StandardCopyOption.REPLACE_EXISTING);
+            if (!Files.isRegularFile(from, LinkOption.NOFOLLOW_LINKS)) { // not the agent's: it writes regular files
+                deleteQuietly(from);
+                continue;
+            }
+            try (InputStream in = openWritten(from)) {
+                Files.copy(in, Path.of(e.getValue()), StandardCopyOption.REPLACE_EXISTING);
                 Files.delete(from);
                 moved.add(e.getValue());
             } catch (IOException ex) {
@@ -193,8 +262,27 @@ final class TargetRoot {
         return moved;
     }
 
+    /**
+     * Opens a file the JVM wrote in the stage: a regular file, the link itself never followed (in
+     * another user's stage, that user could have put a link to a file only root may read there).
+     */
+    static InputStream openWritten(Path file) throws IOException {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(file + " is not a regular file");
+        }
+        return Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // left in the stage; never copied
+        }
+    }
+
     private Path tableFile() {
-        return hostView(stage() + "/outputs-" + nsPid);
+        return hostView(own() + "/outputs-" + nsPid);
     }
 
     private Map<String, String> readTable() {
@@ -223,6 +311,7 @@ final class TargetRoot {
     }
 
     private Candor.Failure fail(String what) {
-        return new Candor.Failure(Candor.PROFILING, describe() + " runs in another mount namespace; " + what);
+        return new Candor.Failure(Candor.PROFILING, describe() + (container ? " runs in another mount namespace; "
+                : " runs as another user; ") + what);
     }
 }
