@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * namespace ({@code unshare --mount --pid --fork}) with a private tmpfs on /tmp, so that neither
  * the attach socket, nor the agent library, nor the reply and outputs are where candor would
  * look without /proc/PID/root. JDK 17 runs as the namespace's pid 1 (as java usually does in a
- * container), JDK 25 as a child of the namespace's shell. start, status, dump, stop all work; the outputs
- * arrive on the host; a stage directory that is not private is refused at its step.
+ * container), JDK 25 as a child of the namespace's shell and as user nobody (a service account:
+ * the stage is then that user's, the library and table root's). start, status, dump, stop all work;
+ * the outputs arrive on the host; a directory of candor's that is not private is refused at its step.
  * Needs root (unshare of a mount namespace): skipped otherwise.
  */
 class ContainerAttachTest {
@@ -45,7 +46,10 @@ class ContainerAttachTest {
         Path dir = Build.runDir("container-attach-" + jdk.label());
         Path stop = dir.resolve("stop");
         boolean pidOne = Targets.feature(jdk) < 21;
-        List<String> java = new ArrayList<>(List.of(jdk.java().toString(), "-XX:+EnableDynamicAgentLoading", "-cp",
+        boolean nobody = !pidOne; // JDK 25's JVM runs as user nobody in the container, as services do
+        List<String> java = new ArrayList<>(nobody ? List.of("setpriv", "--reuid=nobody", "--regid=nogroup",
+                "--clear-groups") : List.of());
+        java.addAll(List.of(jdk.java().toString(), "-XX:+EnableDynamicAgentLoading", "-cp",
                 Build.workloadClasspath().toString(), AttachSpin.class.getName(), stop.toString(), "120"));
         // A checkout under /tmp (a fresh clone there) would vanish under the private /tmp: its
         // top directory is bound back in, the rest of /tmp stays private.
@@ -81,9 +85,11 @@ class ContainerAttachTest {
             Targets.Ran start = Targets.candor(client, dir, "attach", p, "start", "-i", "1ms", "-f", "run.collapsed",
                     "--stats", "run.json");
             assertEquals(0, start.exitCode(), start.describe());
-            Path stage = Path.of("/proc", p, "root/tmp/.candor-0");
+            Path own = Path.of("/proc", p, "root/tmp/.candor-0");
+            Path stage = Path.of("/proc", p, "root/tmp/.candor-" + (nobody ? "65534" : "0"));
             assertTrue(Files.isDirectory(stage), "the stage directory in the container's /tmp");
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(stage)));
+            assertEquals(nobody ? "nobody" : "root", Files.getOwner(stage).getName(), "the stage is the JVM user's");
             assertFalse(Files.exists(Path.of("/tmp/.candor-0/outputs-" + nsPid)), "nothing staged on the host's /tmp");
 
             String status = "";
@@ -117,10 +123,13 @@ class ContainerAttachTest {
             Files.setPosixFilePermissions(stage, PosixFilePermissions.fromString("rwxr-xr-x"));
             Targets.Ran refused = Targets.candor(client, dir, "attach", p, "status");
             assertEquals(3, refused.exitCode(), refused.describe());
-            assertTrue(refused.stderr().contains("candor: JVM " + p + " (pid " + nsPid + " in its container) runs in"
-                    + " another mount namespace; step 1, a private directory in its /tmp: /tmp/.candor-0 exists"),
-                    refused.describe());
+            assertTrue(refused.stderr().contains("candor: JVM " + p + " (pid " + nsPid + " in its container)"
+                    + (nobody ? " of user nobody" : "") + " runs in another mount namespace; step 1, a private"
+                    + " directory in its /tmp: /tmp/.candor-" + (nobody ? "65534" : "0") + " exists but is not a"
+                    + " directory owned by " + (nobody ? "nobody" : "root") + " with mode 700"), refused.describe());
             Files.setPosixFilePermissions(stage, PosixFilePermissions.fromString("rwx------"));
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(own)),
+                    "candor's own directory (library copies, tables) stays private");
             Targets.Ran idle = Targets.candor(client, dir, "attach", p, "status");
             assertEquals("idle", idle.stdout().strip(), idle.describe());
 
