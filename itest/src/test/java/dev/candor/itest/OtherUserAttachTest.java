@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code sudo candor attach}: root profiles a JVM of another user (nobody, as a service account),
  * whose user can neither read candor's build nor write where root asks for the outputs. The agent
  * is loaded from root's shared library directory, the JVM writes to its user's own stage, and the
- * outputs arrive at root's paths: start, status, dump, stop and {@code -d}. A link the user plants
+ * outputs arrive at root's paths, with the allocation profile the agent writes beside one: start,
+ * status, dump, stop and {@code -d}. A link the user plants
  * in its stage is not followed by root. Needs root: skipped otherwise (AttachErrorsTest covers the refusal
  * of another user's JVM without root).
  */
@@ -95,9 +96,12 @@ class OtherUserAttachTest {
             assertTrue(Files.readString(out.resolve("run.json")).contains("\"ticks\""), "stats arrived");
             assertEquals("root", String.valueOf(Files.getOwner(out.resolve("run.collapsed"))));
 
-            Targets.Ran timed = Targets.candor(client, out, "attach", p, "-d", "1s", "-f", "timed.collapsed");
+            // allocations beside cpu: the agent writes timed-alloc.collapsed beside timed.collapsed in the stage
+            Targets.Ran timed = Targets.candor(client, out, "attach", p, "-d", "1s", "-e", "cpu,alloc", "-f",
+                    "timed.collapsed");
             assertEquals(0, timed.exitCode(), timed.describe());
             assertHot(out.resolve("timed.collapsed"));
+            assertTrue(Files.isRegularFile(out.resolve("timed-alloc.collapsed")), "the allocation profile arrived");
             try (var left = Files.list(stage)) {
                 List<String> names = left.map(f -> f.getFileName().toString())
                         .filter(n -> n.contains("-" + spin.pid() + "-")).toList();

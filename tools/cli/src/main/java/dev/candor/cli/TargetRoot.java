@@ -230,26 +230,32 @@ final class TargetRoot {
         return out;
     }
 
-    /** Moves every output the JVM has written out of the stage to its host path; the paths moved. */
+    /**
+     * Moves every output the JVM has written out of the stage to its host path, with the files the
+     * agent writes beside an output (allocation and lock profiles: x-alloc.html; loop= rotations:
+     * x-20261127-060000.html), which go beside the host path under the same names; the paths moved.
+     */
     List<String> fetchOutputs(boolean forget) {
         Map<String, String> table = readTable();
         List<String> moved = new ArrayList<>();
+        List<String> staged = stagedNames();
         for (Map.Entry<String, String> e : table.entrySet()) {
-            Path from = hostView(e.getKey());
-            if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
-                continue; // not written (yet): dump before the first sample, or the agent said why
-            }
-            if (!Files.isRegularFile(from, LinkOption.NOFOLLOW_LINKS)) { // not the agent's: it writes regular files
-                deleteQuietly(from);
-                continue;
-            }
-            try (InputStream in = openWritten(from)) {
-                Files.copy(in, Path.of(e.getValue()), StandardCopyOption.REPLACE_EXISTING);
-                Files.delete(from);
-                moved.add(e.getValue());
-            } catch (IOException ex) {
-                throw fail("step 5, the outputs: cannot copy " + e.getKey() + " (in the JVM's filesystem) to "
-                        + e.getValue() + ": " + ex.getMessage());
+            String inJvm = e.getKey();
+            String dir = inJvm.substring(0, inJvm.lastIndexOf('/') + 1);
+            Path host = Path.of(e.getValue());
+            String[] stagedName = stemAndExtension(inJvm.substring(dir.length()));
+            String[] hostName = stemAndExtension(host.getFileName().toString());
+            for (String name : staged) {
+                String middle = name.equals(stagedName[0] + stagedName[1]) ? ""
+                        : name.startsWith(stagedName[0] + "-") && name.endsWith(stagedName[1])
+                        && name.length() > stagedName[0].length() + stagedName[1].length() + 1
+                        ? name.substring(stagedName[0].length(), name.length() - stagedName[1].length()) : null;
+                if (middle != null) {
+                    Path to = host.resolveSibling(hostName[0] + middle + hostName[1]);
+                    if (fetch(dir + name, to)) {
+                        moved.add(to.toString());
+                    }
+                }
             }
         }
         if (forget) {
@@ -260,6 +266,38 @@ final class TargetRoot {
             }
         }
         return moved;
+    }
+
+    // The names in the stage now; none when it cannot be listed.
+    private List<String> stagedNames() {
+        try (var files = Files.list(hostView(stage()))) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    // NAME as the agent splits it to name a file beside it: {"x", ".html"}, {"x", ""}.
+    private static String[] stemAndExtension(String name) {
+        int dot = name.lastIndexOf('.');
+        return dot < 0 ? new String[] {name, ""} : new String[] {name.substring(0, dot), name.substring(dot)};
+    }
+
+    // Moves one staged file to TO; false when it is not a regular file (then it is removed, never read).
+    private boolean fetch(String inJvm, Path to) {
+        Path from = hostView(inJvm);
+        if (!Files.isRegularFile(from, LinkOption.NOFOLLOW_LINKS)) { // not the agent's: it writes regular files
+            deleteQuietly(from);
+            return false;
+        }
+        try (InputStream in = openWritten(from)) {
+            Files.copy(in, to, StandardCopyOption.REPLACE_EXISTING);
+            Files.delete(from);
+            return true;
+        } catch (IOException ex) {
+            throw fail("step 5, the outputs: cannot copy " + inJvm + " (in the JVM's filesystem) to " + to + ": "
+                    + ex.getMessage());
+        }
     }
 
     /**
