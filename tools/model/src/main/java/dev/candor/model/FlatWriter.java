@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Writes hot methods: a table by self samples (where the CPU was) and one by total samples (on
  * the stack at all, recursion counted once), percentages of all samples, failures included as
- * their pseudo-frames. With {@code threads}, the tables of each thread, percentages of that
+ * their pseudo-frames. Allocation and lock profiles count bytes and nanoseconds waited instead,
+ * and say so in their unit ("1.13 GiB", "16.46 s"). With {@code threads}, the tables of each thread, percentages of that
  * thread's samples.
  */
 public final class FlatWriter {
@@ -39,9 +40,11 @@ public final class FlatWriter {
         for (String l : ReportText.header(profile, options)) {
             out.write(l + "\n");
         }
+        String unit = profile.unit();
         if (!options.threads()) {
             tables(out, profile.samples(), profile.total(), (profile.filters().isEmpty() ? "all " : "the ")
-                    + profile.total() + " samples" + (profile.filters().isEmpty() ? "" : " kept"), options);
+                    + ReportText.amount(profile.total(), unit) + (profile.filters().isEmpty() ? "" : " kept"), unit,
+                    options);
             return;
         }
         Map<String, List<Sample>> byThread = new LinkedHashMap<>();
@@ -54,9 +57,9 @@ public final class FlatWriter {
                 .thenComparing(Map.Entry::getKey));
         for (Map.Entry<String, List<Sample>> e : threads) {
             long w = weight(e.getValue());
-            out.write(String.format(Locale.ROOT, "%n== thread %s: %d samples, %s of all%n", e.getKey(), w,
-                    ReportText.pct(w, profile.total())));
-            tables(out, e.getValue(), w, "the thread's samples", options);
+            out.write(String.format(Locale.ROOT, "%n== thread %s: %s, %s of all%n", e.getKey(),
+                    ReportText.amount(w, unit), ReportText.pct(w, profile.total())));
+            tables(out, e.getValue(), w, unit.equals("samples") ? "the thread's samples" : "the thread's", unit, options);
         }
     }
 
@@ -68,7 +71,7 @@ public final class FlatWriter {
         return w;
     }
 
-    private static void tables(Writer out, List<Sample> samples, long total, String of, ReportOptions o)
+    private static void tables(Writer out, List<Sample> samples, long total, String of, String unit, ReportOptions o)
             throws IOException {
         List<Row> all = rows(samples, o.lines());
         List<Row> bySelf = new ArrayList<>();
@@ -81,18 +84,19 @@ public final class FlatWriter {
         byTotal.sort(Comparator.comparingLong(Row::total).reversed().thenComparing(
                 Comparator.comparingLong(Row::self).reversed()).thenComparing(Row::method));
         out.write("\nTop methods by self time (percent of " + of + "):\n");
-        table(out, bySelf, total, o.top(), true);
+        table(out, bySelf, total, unit, o.top(), true);
         out.write("\nTop methods by total time (percent of " + of + "):\n");
-        table(out, byTotal, total, o.top(), false);
+        table(out, byTotal, total, unit, o.top(), false);
     }
 
-    private static void table(Writer out, List<Row> rows, long total, int top, boolean bySelf) throws IOException {
-        out.write(String.format(Locale.ROOT, "%9s %8s %9s  %s%n", "self%", "total%", "samples", "method"));
+    private static void table(Writer out, List<Row> rows, long total, String unit, int top, boolean bySelf)
+            throws IOException {
+        out.write(String.format(Locale.ROOT, "%9s %8s %9s  %s%n", "self%", "total%", ReportText.column(unit), "method"));
         int n = top == 0 ? rows.size() : Math.min(top, rows.size());
         for (int i = 0; i < n; i++) {
             Row r = rows.get(i);
-            out.write(String.format(Locale.ROOT, "%9s %8s %9d  %s%n", ReportText.pct(r.self(), total),
-                    ReportText.pct(r.total(), total), bySelf ? r.self() : r.total(), r.method()));
+            out.write(String.format(Locale.ROOT, "%9s %8s %9s  %s%n", ReportText.pct(r.self(), total),
+                    ReportText.pct(r.total(), total), ReportText.cell(bySelf ? r.self() : r.total(), unit), r.method()));
         }
         if (n < rows.size()) {
             out.write(String.format(Locale.ROOT, "  (%d more methods; --top 0 lists all)%n", rows.size() - n));

@@ -175,7 +175,8 @@ public final class Recording {
         if (counts.isEmpty()) {
             return "the file has no events with stack traces";
         }
-        return "choices: " + counts.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")")
+        return "choices: " + counts.entrySet().stream().map(e -> e.getKey() + " (" + ReportText.weightOf(e.getKey(),
+                        e.getValue()) + ")")
                 .collect(Collectors.joining(", "));
     }
 

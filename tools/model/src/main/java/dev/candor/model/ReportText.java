@@ -36,10 +36,15 @@ final class ReportText {
             ev += " (also in the input: " + others(p.otherEvents()) + ")";
         }
         lines.add(ev);
-        lines.add("samples:  " + p.total() + timeRange(p));
+        String unit = p.unit();
+        lines.add(switch (unit) {
+            case "bytes" -> "sampled:  " + amount(p.total(), unit) + " allocated, in " + p.samples().size() + " events";
+            case "ns" -> "waited:   " + amount(p.total(), unit) + ", in " + p.samples().size() + " events";
+            default -> "samples:  " + p.total();
+        } + timeRange(p));
         if (!p.filters().isEmpty()) {
-            lines.add("filters:  " + String.join(", ", p.filters()) + ": " + p.total() + " of " + p.unfilteredTotal()
-                    + " samples kept; percentages are of the " + p.total());
+            lines.add("filters:  " + String.join(", ", p.filters()) + ": " + cell(p.total(), unit) + " of "
+                    + amount(p.unfilteredTotal(), unit) + " kept; percentages are of the " + cell(p.total(), unit));
         }
         List<String> view = new ArrayList<>();
         if (o.threads()) {
@@ -59,7 +64,46 @@ final class ReportText {
     }
 
     static String others(Map<String, Long> others) {
-        return others.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+        return others.entrySet().stream().map(e -> e.getKey() + " " + weightOf(e.getKey(), e.getValue()))
+                .collect(Collectors.joining(", "));
+    }
+
+    /** An event type's summed weight in its unit: "670" (samples), "1.13 GiB", "16.46 s". */
+    static String weightOf(String eventType, long weight) {
+        return cell(weight, JfrProfileReader.unitOf(List.of(eventType)));
+    }
+
+    /** VALUE in UNIT (a {@link Profile#unit()}) with its unit named: "670 samples", "1.13 GiB", "16.46 s". */
+    static String amount(long value, String unit) {
+        return unit.equals("bytes") || unit.equals("ns") ? cell(value, unit) : value + " samples";
+    }
+
+    /** VALUE in UNIT for a table cell: "670", "1.13 GiB", "16.46 s". */
+    static String cell(long value, String unit) {
+        switch (unit) {
+            case "bytes": {
+                String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+                double v = value;
+                int i = 0;
+                while (v >= 1024 && i < units.length - 1) {
+                    v /= 1024;
+                    i++;
+                }
+                return i == 0 ? value + " B" : String.format(Locale.ROOT, "%.2f %s", v, units[i]);
+            }
+            case "ns":
+                return value < 1_000 ? value + " ns"
+                        : value < 1_000_000 ? String.format(Locale.ROOT, "%.1f µs", value / 1e3)
+                        : value < 1_000_000_000 ? String.format(Locale.ROOT, "%.1f ms", value / 1e6)
+                        : String.format(Locale.ROOT, "%.2f s", value / 1e9);
+            default:
+                return Long.toString(value);
+        }
+    }
+
+    /** The name of a table's value column for UNIT: "samples", "allocated", "waited". */
+    static String column(String unit) {
+        return unit.equals("bytes") ? "allocated" : unit.equals("ns") ? "waited" : "samples";
     }
 
     static String timeRange(Profile p) {
@@ -77,14 +121,13 @@ final class ReportText {
     /** One line for the flame graph's subtitle. */
     static String subtitle(Profile p) {
         StringBuilder sb = new StringBuilder();
-        sb.append(events(p)).append(" from ").append(fileName(p.source())).append(": ").append(p.total())
-                .append(" samples");
+        sb.append(events(p)).append(" from ").append(fileName(p.source())).append(": ").append(amount(p.total(), p.unit()));
         if (p.start().isPresent() && p.end().isPresent()) {
             sb.append(" over ").append(seconds(Duration.between(p.start().get(), p.end().get()))).append(" s");
         }
         if (!p.filters().isEmpty()) {
-            sb.append("; ").append(String.join(", ", p.filters())).append(" (").append(p.total()).append(" of ")
-                    .append(p.unfilteredTotal()).append(")");
+            sb.append("; ").append(String.join(", ", p.filters())).append(" (").append(cell(p.total(), p.unit()))
+                    .append(" of ").append(cell(p.unfilteredTotal(), p.unit())).append(")");
         }
         p.damage().ifPresent(d -> sb.append("; DAMAGED at byte ").append(d.offset())
                 .append(", only what precedes it is shown"));

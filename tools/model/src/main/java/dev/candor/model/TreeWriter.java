@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Writes the call tree as text: one line per node with total and self percentages and counts,
+ * Writes the call tree as text: one line per node with total and self percentages and counts
+ * (bytes or time waited, in their unit, for allocation and lock profiles),
  * children indented below their parent, largest first. With {@code threads} the thread roots
  * are the top level (one tree per thread); with {@code reverse} the top level is the leaf frames
  * and their children are the callers. Frames below {@code minPercent} are left out and counted.
@@ -25,6 +26,7 @@ public final class TreeWriter {
         }
         out.write("\n");
         long total = tree.root().count();
+        String unit = profile.unit();
         out.write(String.format(Locale.ROOT, "%8s %8s %10s %10s  %s%n", "total%", "self%", "total", "self",
                 options.reverse() ? "frame (callers below)" : "frame (callees below)"));
         long hiddenNodes = 0;
@@ -35,8 +37,8 @@ public final class TreeWriter {
         while (!todo.isEmpty()) {
             Cct.Node n = todo.pop();
             line.setLength(0);
-            line.append(String.format(Locale.ROOT, "%8s %8s %10d %10d  ", pct(n.count(), total),
-                    pct(n.selfCount(), total), n.count(), n.selfCount()));
+            line.append(String.format(Locale.ROOT, "%8s %8s %10s %10s  ", pct(n.count(), total),
+                    pct(n.selfCount(), total), ReportText.cell(n.count(), unit), ReportText.cell(n.selfCount(), unit)));
             for (int i = 0; i < n.depth(); i++) {
                 line.append("  ");
             }
@@ -54,9 +56,10 @@ public final class TreeWriter {
             }
         }
         if (hiddenNodes > 0) {
-            out.write(String.format(Locale.ROOT, "%n(%d frames below %s of the samples are not shown: subtrees "
-                    + "holding %d samples in all; use --min-percent 0 to see them)%n", hiddenNodes,
-                    trim(options.minPercent()) + "%", hiddenSamples));
+            out.write(String.format(Locale.ROOT, "%n(%d frames below %s of the %s are not shown: subtrees "
+                    + "holding %s in all; use --min-percent 0 to see them)%n", hiddenNodes,
+                    trim(options.minPercent()) + "%", unit.equals("samples") ? "samples" : "total",
+                    ReportText.amount(hiddenSamples, unit)));
         }
     }
 

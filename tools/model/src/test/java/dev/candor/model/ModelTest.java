@@ -149,7 +149,7 @@ class ModelTest {
                 r.selectEvents("jdk.NativeMethodSample, ExecutionSample"));
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> r.selectEvents("Wall"));
         assertTrue(unknown.getMessage().contains("no event 'Wall'"), unknown.getMessage());
-        assertTrue(unknown.getMessage().contains("choices: jdk.ObjectAllocationSample (4), jdk.NativeMethodSample (3),"
+        assertTrue(unknown.getMessage().contains("choices: jdk.ObjectAllocationSample (4 B), jdk.NativeMethodSample (3),"
                 + " jdk.ExecutionSample (2)"), unknown.getMessage());
         Recording two = new Recording("y.jfr", "jfr", Map.of("jdk.ExecutionSample", List.of(a),
                 "profiler.ExecutionSample", List.of(a)), null, null, null);

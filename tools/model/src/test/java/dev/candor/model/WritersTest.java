@@ -111,6 +111,34 @@ class WritersTest {
     }
 
     @Test
+    void lockAndAllocationReportsSayTheirUnit() throws Exception {
+        Sample wait = new Sample(1, null, "jdk.ThreadPark", List.of(Frame.parse("a.Pool.take")), 16_459_501_146L);
+        Sample monitor = new Sample(1, null, "jdk.JavaMonitorEnter", List.of(Frame.parse("a.Cache.get")), 2_066_498L);
+        Sample alloc = new Sample(1, null, "jdk.ObjectAllocationSample", List.of(Frame.parse("a.Json.parse")),
+                1_210_967_505L);
+        Sample cpu = new Sample(1, null, "jdk.ExecutionSample", List.of(Frame.parse("a.Json.parse")), 1);
+        Recording r = new Recording("x.jfr", "jfr", Map.of("jdk.ThreadPark", List.of(wait),
+                "jdk.JavaMonitorEnter", List.of(monitor), "jdk.ObjectAllocationSample", List.of(alloc, alloc),
+                "jdk.ExecutionSample", List.of(cpu)), null, null, null);
+        String locks = text(ReportFormat.FLAT, r.profile(List.of("jdk.ThreadPark", "jdk.JavaMonitorEnter")),
+                ReportOptions.DEFAULT);
+        assertTrue(locks.contains("waited:   16.46 s, in 2 events"), locks);
+        assertTrue(locks.contains("(also in the input: jdk.ObjectAllocationSample 2.26 GiB, jdk.ExecutionSample 1)"),
+                locks);
+        assertTrue(locks.contains("Top methods by self time (percent of all 16.46 s):"), locks);
+        assertTrue(locks.contains("    self%   total%    waited  method"), locks);
+        assertTrue(locks.contains("   99.99%   99.99%   16.46 s  a.Pool.take"), locks);
+        assertTrue(locks.contains("    0.01%    0.01%    2.1 ms  a.Cache.get"), locks);
+        String tree = text(ReportFormat.TREE, r.profile(List.of("jdk.ThreadPark")), ReportOptions.DEFAULT);
+        assertTrue(tree.contains(" 100.00%  100.00%    16.46 s    16.46 s    a.Pool.take"), tree);
+        String allocs = text(ReportFormat.FLAT, r.profile(List.of("jdk.ObjectAllocationSample")), ReportOptions.DEFAULT);
+        assertTrue(allocs.contains("sampled:  2.26 GiB allocated, in 2 events"), allocs);
+        assertTrue(allocs.contains("  100.00%  100.00%  2.26 GiB  a.Json.parse"), allocs);
+        assertTrue(r.choices().contains("jdk.ThreadPark (16.46 s)") && r.choices().contains("jdk.ExecutionSample (1)"),
+                r.choices());
+    }
+
+    @Test
     void filtersAndDamageAreStated() throws Exception {
         Profile p = Fixtures.profile().include(Pattern.compile("Work"));
         String out = text(ReportFormat.FLAT, p, ReportOptions.DEFAULT);
