@@ -106,6 +106,38 @@ def shares(path):
     return out
 
 
+# The Jetty server's endpoint methods (bench/workloads Endpoints.json, .regex, .hash, .mix), as candor and
+# async-profiler (with `ann`) name them: each request's work runs under exactly one of them.
+ENDPOINT_FRAME = re.compile(r"^dev[./]candor[./]bench[./]Endpoints\.(json|regex|hash|mix)(_\[[ji01]\])?$")
+ENDPOINTS = ("json", "regex", "hash", "mix")
+
+
+def endpoint_samples(path):
+    """The Java threads' samples by the server endpoint on their stack, "other" for the rest (Jetty's I/O and
+    HTTP parsing, the JDK's): what the server's own per-endpoint CPU is set against. Stacks of pseudo-frames
+    only (a failure without a stack: [cpu_unsampled], [unknown]) are left out, as no profile can place them.
+    None if the file cannot be read."""
+    try:
+        stacks = list(read_collapsed(path))
+    except OSError:
+        return None
+    annotated = any(JAVA_FRAME.search(f) for frames, _ in stacks for f in frames)
+    java_threads = {split_thread(frames)[0] for frames, _ in stacks if any(JAVA_FRAME.search(f) for f in frames)}
+    out = dict.fromkeys(ENDPOINTS + ("other",), 0)
+    for frames, n in stacks:
+        thread, frames = split_thread(frames)
+        if annotated and thread not in java_threads or all(f.startswith("[") for f in frames):
+            continue
+        out[next((m.group(1) for m in map(ENDPOINT_FRAME.match, frames) if m), "other")] += n
+    return out
+
+
+def jfr_to_collapsed(java, cli, jfr, dst):
+    """A JFR recording's CPU samples as collapsed stacks (`candor report`); dst, or None when that failed."""
+    p = subprocess.run([java, "-jar", cli, "report", jfr, "-o", dst], capture_output=True, text=True, timeout=600)
+    return dst if p.returncode == 0 and os.path.exists(dst) else None
+
+
 def for_compare(path, dst):
     """async-profiler's collapsed output with the threads that never ran Java code left out (candor samples
     Java threads only, unless `allthreads`): like is compared with like. Frames stay as async-profiler wrote

@@ -3,7 +3,7 @@ the targets table does that)."""
 
 import os
 
-from . import configs, targets
+from . import configs, profiles, targets
 from .configs import NOSIG, config_label
 from .procs import BENCH
 from .summary import median, ratio
@@ -468,6 +468,28 @@ def server(raw, s):
                  "it could not sample): " % ref + "; ".join("%s %s, %s" % (
                      config_label(c), share(e["switch_share"]), f3(e.get("overlap_ref_recorded")))
                      for c, e in switch) + ".")
+        L.append("")
+    return L + server_accuracy(rows)
+
+
+def server_accuracy(rows):
+    """The table of the profiles' endpoint shares against the server's own per-endpoint CPU."""
+    L = []
+    acc = [(c, e) for c, e in rows.items() if c != "none" and e.get("endpoint_error") is not None]
+    if acc:
+        L.append("**Accuracy against the server's own measure.** The server times each endpoint on its thread's CPU "
+                 "clock (user + system, around `Endpoints.json`, `.regex`, `.hash`, `.mix`, since start) and its Java "
+                 "threads' CPU in all; the rest is *other* (Jetty's I/O and HTTP parsing). Each cell: the profile's "
+                 "share of the Java threads' samples under that endpoint (failures without a stack left out) / the "
+                 "server's share, medians over the rounds. *Error*: the total variation distance of the two "
+                 "distributions (half the sum of the differences; 0 is exact), median [min–max].")
+        L.append("")
+        keys = profiles.ENDPOINTS + ("other",)
+        L += table(["config"] + list(keys) + ["error"], [
+            [config_label(c)] + ["%s / %s" % (share(e["endpoint_share_" + k]), share(e["endpoint_truth_" + k]))
+                                 for k in keys]
+            + ["%s [%s–%s]" % (f3(e["endpoint_error"]), f3(e["endpoint_error_min"]), f3(e["endpoint_error_max"]))]
+            for c, e in acc])
         L.append("")
     return L
 

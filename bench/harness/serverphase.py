@@ -65,6 +65,11 @@ class ServerPhase:
         self.bench.read_outputs(r, reader)
         if (r.get("profile") or "").endswith(".collapsed"):
             r["shares"] = profiles.shares(r["profile"])
+            r["endpoints"] = profiles.endpoint_samples(r["profile"])
+        elif (r.get("profile") or "").endswith(".jfr") and os.path.exists(r["profile"]):
+            collapsed = profiles.jfr_to_collapsed(self.bench.java, self.candor_jar, r["profile"],
+                                                  r["profile"][:-len(".jfr")] + ".collapsed")
+            r["endpoints"] = profiles.endpoint_samples(collapsed) if collapsed else None
         self.bench.runs.append(r)
         return r
 

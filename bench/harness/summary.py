@@ -3,7 +3,7 @@ means). Pure: no I/O, and the runs given are not changed."""
 
 import statistics
 
-from . import configs
+from . import configs, profiles
 from .configs import NOSIG
 
 
@@ -354,6 +354,22 @@ def java_thread_samples(r):
     return p.get("java_thread_samples", p.get("samples"))
 
 
+def endpoint_error(r):
+    """How far a server run's profile puts the CPU of each endpoint from where the server measured it:
+    (total variation distance of the two distributions over the endpoints and "other", the profile's shares,
+    the server's shares), or None. The server's: each endpoint's thread CPU since start over its Java
+    threads' CPU, the rest "other"; the profile's: its Java threads' samples by endpoint on the stack."""
+    got, sv = r.get("endpoints"), r.get("server") or {}
+    cpu, java = sv.get("endpoint_cpu_s"), sv.get("java_threads_cpu_s")
+    if not got or not cpu or not java or not sum(got.values()):
+        return None
+    n = sum(got.values())
+    share = {k: v / n for k, v in got.items()}
+    truth = {k: cpu.get(k, 0) / java for k in profiles.ENDPOINTS}
+    truth["other"] = max(0.0, 1 - sum(truth.values()))
+    return 0.5 * sum(abs(share[k] - truth[k]) for k in truth), share, truth
+
+
 def ratio(x, y):
     return x / y if x is not None and y else None
 
@@ -399,6 +415,15 @@ def server(measured):
                                        for r in rs if r.get("shares"))
             e["overlap_ref_recorded"] = median(r.get("overlap_ref_recorded") for r in rs)
             e["overlap_ref"] = median(r.get("overlap_ref") for r in rs)
+            errors = [(r, endpoint_error(r)) for r in rs]
+            errors = [(r, x) for r, x in errors if x is not None]
+            if errors:
+                e["endpoint_error"] = median(x[0] for _, x in errors)
+                e["endpoint_error_min"] = min(x[0] for _, x in errors)
+                e["endpoint_error_max"] = max(x[0] for _, x in errors)
+                for k in profiles.ENDPOINTS + ("other",):
+                    e["endpoint_share_" + k] = median(x[1][k] for _, x in errors)
+                    e["endpoint_truth_" + k] = median(x[2][k] for _, x in errors)
             overlaps = [r["overlap_ref"] for r in rs if r.get("overlap_ref") is not None]
             if overlaps:
                 e["overlap_min"], e["overlap_max"] = min(overlaps), max(overlaps)
