@@ -63,8 +63,8 @@ final class Target {
         } catch (IOException e) {
             // present but unreadable (another user's process): owner and name are enough then
             try {
-                return new Target(pid, effectiveUid(dir), effectiveId(dir, "Gid:"), Files.readString(dir.resolve("comm")).strip(), List.of(),
-                        List.of());
+                return new Target(pid, effectiveUid(dir), effectiveId(dir, "Gid:"),
+                        Files.readString(dir.resolve("comm")).strip(), List.of(), List.of());
             } catch (IOException gone) {
                 return null;
             }

@@ -136,6 +136,7 @@ final class TargetRoot {
     private void directory(String path, int owner, int gid, String mode) {
         Path dir = hostView(path);
         String whose = Target.userName(owner);
+        String step = mode.equals(PRIVATE) ? "step 1, a private directory in its /tmp: " : "step 2, the agent library: ";
         try {
             if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(PRIVATE)));
@@ -149,11 +150,11 @@ final class TargetRoot {
             boolean owned = ((Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == owner;
             if (!a.isDirectory() || a.isSymbolicLink() || !owned
                     || !a.permissions().equals(PosixFilePermissions.fromString(mode))) {
-                throw fail("step 1, a private directory in its /tmp: " + path + " exists but is not a directory "
-                        + "owned by " + whose + " with mode " + octal(mode) + "; remove it");
+                throw fail(step + path + " exists but is not a directory owned by " + whose + " with mode "
+                        + octal(mode) + "; remove it");
             }
         } catch (IOException e) {
-            throw fail("step 1, a private directory in its /tmp: cannot create " + dir + ": " + e.getMessage());
+            throw fail(step + "cannot create " + dir + ": " + e.getMessage());
         }
     }
 
