@@ -1,0 +1,185 @@
+package dev.candor.itest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A known answer on a real server: the bench's Jetty server (bench/workloads, 50 pool threads,
+ * JSON, regex, SHA-256 and mixed endpoints) under wrk on 127.0.0.1, profiled by candor's default
+ * cpu engine. The server measures where its CPU went itself: each endpoint's thread CPU clock
+ * (user + system) around its method, beside its Java threads' CPU; the rest is Jetty's I/O and
+ * HTTP work ("other", where most of the system time is). The profile's shares of the five parts
+ * must be that distribution within 3 points each where the kernel is sampled (root's per-CPU
+ * default), 8 points as an unprivileged user (kernel time estimated from CPU clocks and placed at
+ * the next tick; see below). A profiler blind to kernel time shrinks "other" by the server's system
+ * share (~12%) and fails.
+ */
+class ServerAccuracyTest {
+
+    private static final Pattern ENDPOINT = Pattern.compile("dev\\.candor\\.bench\\.Endpoints\\.(json|regex|hash|mix)");
+    private static final List<String> PARTS = List.of("json", "regex", "hash", "mix", "other");
+
+    static Stream<Arguments> cases() {
+        List<Arguments> out = new ArrayList<>();
+        for (Jdks.Jdk jdk : Jdks.all()) {
+            out.add(Arguments.of(jdk, false));
+            out.add(Arguments.of(jdk, true));
+        }
+        return out.stream();
+    }
+
+    @ParameterizedTest(name = "{0} unprivileged={1}")
+    @MethodSource("cases")
+    void endpointSharesMatchTheServersOwnMeasure(Jdks.Jdk jdk, boolean unprivileged) throws Exception {
+        jdk.assumePresent();
+        Path repo = Build.target().getParent().getParent();
+        Path jar = repo.resolve("bench/workloads/target/candor-bench-workloads.jar");
+        assertTrue(Files.isRegularFile(jar), jar + " not found: make tools builds it");
+        Path wrk = Path.of("/usr/bin/wrk");
+        assertTrue(Files.isExecutable(wrk), "wrk not found: make deps installs it");
+        String name = "server accuracy " + jdk + (unprivileged ? " unprivileged" : "");
+        Path dir = Build.runDir("server-accuracy-" + jdk.label() + (unprivileged ? "-unprivileged" : ""));
+        Path profile = dir.resolve("server.collapsed");
+        Path stats = dir.resolve("stats.json");
+        Jvm jvm = Jvm.of(jdk, dir);
+        if (unprivileged) {
+            jvm.unprivileged();
+        }
+        Jvm.Started server = jvm.agent("start,event=cpu,interval=1ms,file=" + profile + ",stats=" + stats)
+                .jvmArg("-Xms512m", "-Xmx512m")
+                .main("dev.candor.bench.Main", jar, "jetty", "--threads", "50", "--port-file",
+                        dir.resolve("port").toString(), "--bodies", dir.resolve("bodies").toString(), "--timeout", "300")
+                .start();
+        JsonNode result;
+        try {
+            int port = awaitPort(server, dir.resolve("port"));
+            Process load = new ProcessBuilder(wrk.toString(), "-t1", "-c4", "-d12s", "-s",
+                    repo.resolve("bench/server/pace.lua").toString(), "http://127.0.0.1:" + port, "--",
+                    dir.resolve("bodies").toString(), "2")
+                    .redirectOutput(dir.resolve("wrk.txt").toFile()).redirectErrorStream(true).start();
+            assertTrue(load.waitFor(60, TimeUnit.SECONDS), "wrk finishes");
+            assertEquals(0, load.exitValue(), Files.readString(dir.resolve("wrk.txt")));
+            HttpResponse<String> stop = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/admin/stop")).POST(HttpRequest.BodyPublishers.noBody())
+                    .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+            result = new ObjectMapper().readTree(stop.body());
+        } finally {
+            if (!server.process().waitFor(60, TimeUnit.SECONDS)) {
+                server.process().destroyForcibly();
+            }
+        }
+        Jvm.Result run = server.await(Duration.ofSeconds(10));
+        assertEquals(0, run.exitCode(), run.describe());
+        assertEquals(0, result.path("errors").asLong(), name + ": the server answered every request: " + result);
+
+        double java = result.path("java_threads_cpu_s").asDouble();
+        Map<String, Double> truth = new LinkedHashMap<>();
+        for (String e : PARTS.subList(0, 4)) {
+            truth.put(e, result.path("endpoint_cpu_s").path(e).asDouble() / java);
+        }
+        truth.put("other", 1 - truth.values().stream().mapToDouble(Double::doubleValue).sum());
+        Map<String, Double> got = endpointShares(profile);
+        double distance = 0;
+        List<String> cells = new ArrayList<>();
+        for (String part : PARTS) {
+            distance += Math.abs(got.get(part) - truth.get(part)) / 2;
+            cells.add(String.format("%s %.1f%% (truth %.1f%%)", part, 100 * got.get(part), 100 * truth.get(part)));
+        }
+        JsonNode s = new ObjectMapper().readTree(stats.toFile());
+        Figures.line(String.format("%s: %d requests, timers %s, kernel %s; %s; distance %.3f", name,
+                result.path("requests").asLong(), s.path("timers").asText(), s.path("kernel").path("mode").asText(),
+                String.join(", ", cells), distance));
+        assertTrue(result.path("requests").asLong() > 3000, name + ": too few requests for the shares: " + result);
+        // 3 points where the kernel is sampled. Where its time is estimated from CPU clocks, its amount is exact
+        // but its place is the thread's next tick, up to an interval of CPU after the system call: on this server
+        // that moves 4-6 points of Jetty's I/O ("other") into the endpoint that runs next (README, "What the
+        // cpu profile covers"); 8 points, and the estimated kernel ticks must be there, named (a profiler blind
+        // to kernel time has none, and misses "other" by about the server's system share, 12%).
+        boolean sampled = s.path("kernel").path("mode").asText().equals("sampled");
+        double tolerance = sampled ? 0.03 : 0.08;
+        if (!sampled) {
+            long estimated = s.path("kernel").path("estimated_ticks").asLong();
+            assertTrue(estimated >= 0.05 * s.path("ticks").asLong(), name + ": the server's system time is "
+                    + "counted as [kernel_unsampled] ticks: " + estimated + " of " + s.path("ticks").asLong());
+        }
+        for (String part : PARTS) {
+            assertTrue(Math.abs(got.get(part) - truth.get(part)) <= tolerance, String.format(
+                    "%s: %s is %.1f%% of the profile but %.1f%% of the server's CPU (tolerance %.0f points): %s", name,
+                    part, 100 * got.get(part), 100 * truth.get(part), 100 * tolerance, cells));
+        }
+    }
+
+    /**
+     * The profile's samples by the endpoint on their stack, "other" for the rest, as shares; stacks
+     * of pseudo-frames only (failures without a stack) are left out, as no profile can place them.
+     */
+    private static Map<String, Double> endpointShares(Path collapsed) throws Exception {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        PARTS.forEach(p -> counts.put(p, 0L));
+        long total = 0;
+        for (String line : Files.readAllLines(collapsed)) {
+            int space = line.lastIndexOf(' ');
+            if (space < 0) {
+                continue;
+            }
+            String[] frames = line.substring(0, space).split(";");
+            long n = Long.parseLong(line.substring(space + 1));
+            if (Stream.of(frames).allMatch(f -> f.startsWith("["))) {
+                continue;
+            }
+            String part = "other";
+            for (String f : frames) {
+                Matcher m = ENDPOINT.matcher(f);
+                if (m.matches()) {
+                    part = m.group(1);
+                    break;
+                }
+            }
+            counts.merge(part, n, Long::sum);
+            total += n;
+        }
+        assertTrue(total > 2000, collapsed + ": too few samples: " + total);
+        Map<String, Double> shares = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> e : counts.entrySet()) {
+            shares.put(e.getKey(), (double) e.getValue() / total);
+        }
+        return shares;
+    }
+
+    private static int awaitPort(Jvm.Started server, Path portFile) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(portFile)) {
+                return Integer.parseInt(Files.readString(portFile).strip());
+            }
+            if (!server.process().isAlive()) {
+                fail("the server exited before it listened: " + server.await(Duration.ofSeconds(5)).describe());
+            }
+            Thread.sleep(50);
+        }
+        return fail("the server wrote no port file within 60 s");
+    }
+}
