@@ -1,7 +1,5 @@
 package dev.candor.itest;
 
-import dev.candor.itest.workload.Hot;
-import dev.candor.model.CollapsedProfile;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -74,7 +72,7 @@ class OtherUserAttachTest {
 
             Targets.Ran dump = Targets.candor(client, out, "attach", p, "dump", "-f", "now.collapsed");
             assertEquals(0, dump.exitCode(), dump.describe());
-            assertHot(out.resolve("now.collapsed"));
+            Targets.assertHot(out.resolve("now.collapsed"));
 
             // The user plants a link where the next dump's output is staged (the 4th output: run.collapsed,
             // run.json, now.collapsed before it). The agent refuses to write through it, and the stop that
@@ -92,7 +90,7 @@ class OtherUserAttachTest {
             assertEquals(0, stopped.exitCode(), stopped.describe());
             assertFalse(Files.exists(out.resolve("planted.collapsed")), "root copied what a planted link points to");
             assertFalse(Files.exists(planted, LinkOption.NOFOLLOW_LINKS), "the planted link is removed");
-            assertHot(out.resolve("run.collapsed"));
+            Targets.assertHot(out.resolve("run.collapsed"));
             assertTrue(Files.readString(out.resolve("run.json")).contains("\"ticks\""), "stats arrived");
             assertEquals("root", String.valueOf(Files.getOwner(out.resolve("run.collapsed"))));
 
@@ -100,7 +98,7 @@ class OtherUserAttachTest {
             Targets.Ran timed = Targets.candor(client, out, "attach", p, "-d", "1s", "-e", "cpu,alloc", "-f",
                     "timed.collapsed");
             assertEquals(0, timed.exitCode(), timed.describe());
-            assertHot(out.resolve("timed.collapsed"));
+            Targets.assertHot(out.resolve("timed.collapsed"));
             assertTrue(Files.isRegularFile(out.resolve("timed-alloc.collapsed")), "the allocation profile arrived");
             try (var left = Files.list(stage)) {
                 List<String> names = left.map(f -> f.getFileName().toString())
@@ -120,12 +118,5 @@ class OtherUserAttachTest {
             }
         }
         return "?";
-    }
-
-    private static void assertHot(Path collapsed) throws Exception {
-        assertTrue(Files.exists(collapsed), collapsed + " arrived");
-        CollapsedProfile profile = CollapsedProfile.read(collapsed);
-        long hot = profile.countAny(CollapsedProfile.method(Hot.METHOD_A));
-        assertTrue(hot * 2 > profile.total(), collapsed + ": Hot.methodA in " + hot + " of " + profile.total());
     }
 }

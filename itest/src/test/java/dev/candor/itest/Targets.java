@@ -1,6 +1,8 @@
 package dev.candor.itest;
 
 import dev.candor.itest.workload.AttachSpin;
+import dev.candor.itest.workload.Hot;
+import dev.candor.model.CollapsedProfile;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -18,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -181,6 +184,14 @@ final class Targets {
     static List<String> candorFiles(long pid) throws IOException {
         return Files.readAllLines(Path.of("/proc", Long.toString(pid), "maps")).stream()
                 .filter(l -> l.contains("/libcandor.so")).map(l -> l.substring(l.indexOf('/'))).distinct().toList();
+    }
+
+    /** Asserts that COLLAPSED exists and that more than half of its samples are in Hot.methodA (AttachSpin's work). */
+    static void assertHot(Path collapsed) throws Exception {
+        assertTrue(Files.exists(collapsed), collapsed + " arrived");
+        CollapsedProfile profile = CollapsedProfile.read(collapsed);
+        long hot = profile.countAny(CollapsedProfile.method(Hot.METHOD_A));
+        assertTrue(hot * 2 > profile.total(), collapsed + ": Hot.methodA in " + hot + " of " + profile.total());
     }
 
     /** VmRSS of PID in kB. */
