@@ -8,19 +8,28 @@ A configuration is named by a string (`--configs` takes these names):
                             -percpu: `percpu` (insists on per-CPU timers), -thread: `percpu=no` (a timer per
                             thread, the default before per-CPU timers), -copy32k: `percpu,stackcopy=32k` (per-CPU
                             timers with a 32k stack copy, the default since a051951), -events: `alloc=512k,lock=10us`
-                            beside the cpu engine (allocation and lock profiling too)
+                            beside the cpu engine (allocation and lock profiling too), -unpriv: timers per thread with
+                            kernel sampling refused as perf refuses it to an unprivileged user (its kernel time counted
+                            from the CPU clock and placed at system calls), -unprivtick: the same with that kernel time
+                            placed at each thread's next tick (the placement before 2026-11-27)
   the keys of PEERS         candor's wall sampler, async-profiler, JFR
 """
 
 INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
-WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events")
+WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events", "unpriv", "unprivtick")
 # what each non-walk variant adds to the option string
 VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k",
-                   "events": "alloc=512k,lock=10us"}
+                   "events": "alloc=512k,lock=10us", "unpriv": "percpu=no", "unprivtick": "percpu=no"}
+# what a variant's label adds to its options
+VARIANT_LABELS = {"unpriv": ", kernel refused (placed at system calls)",
+                  "unprivtick": ", kernel refused (placed at the next tick)"}
+# the agent's test switches a variant sets in the JVM's environment
+VARIANT_ENV = {"unpriv": {"CANDOR_TEST_NO_KERNEL_SAMPLING": "1"},
+               "unprivtick": {"CANDOR_TEST_NO_KERNEL_SAMPLING": "1", "CANDOR_TEST_KERNEL_AT_NEXT_TICK": "1"}}
 # the walker and timers (the stats' "walker", "timers") a variant must have run with; None: not checked
 VARIANT_EXPECTS = {"percpu": ("copy", "per-cpu"), "copy32k": ("copy", "per-cpu"), "thread": (None, "per-thread"),
-                   "events": (None, None)}
+                   "events": (None, None), "unpriv": (None, "per-thread"), "unprivtick": (None, "per-thread")}
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
 AP_VERSION = "4.6"
@@ -138,6 +147,12 @@ def candor_walk(cfg):
     return cfg.partition("-")[2] if candor_interval(cfg) and cfg not in INTERVALS else None
 
 
+def env_prefix(cfg):
+    """What a command line starts with to run config cfg: `env K=V ...` for a variant of VARIANT_ENV, else nothing."""
+    env = VARIANT_ENV.get(candor_walk(cfg) or "")
+    return ["env"] + ["%s=%s" % kv for kv in sorted(env.items())] if env else []
+
+
 def kind(cfg):
     """none, candor (its cpu engine), or the PEERS kind: candor-wall, ap, jfr."""
     if cfg == "none":
@@ -162,5 +177,6 @@ def config_label(cfg):
         return "no profiler"
     if candor_interval(cfg):
         walk = candor_walk(cfg)
-        return "candor cpu %s%s" % (candor_interval(cfg), " " + VARIANT_OPTIONS.get(walk, "walk=" + str(walk)) if walk else "")
+        label = "candor cpu %s%s" % (candor_interval(cfg), " " + VARIANT_OPTIONS.get(walk, "walk=" + str(walk)) if walk else "")
+        return label + VARIANT_LABELS.get(walk, "")
     return PEERS.get(cfg, {}).get("label", cfg)

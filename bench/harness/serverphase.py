@@ -47,7 +47,7 @@ class ServerPhase:
         work = os.path.join(OUT, "server", "%s-%s" % (cfg, tag))
         serverdrive.prepare(work)
         args, reader = self.bench.profiler_args("jetty", cfg, tag, per_round=True)
-        cmd = self.bench.jvm_base() + args + serverdrive.jetty_argv(self.bench.wjar, work, pace["threads"])
+        cmd = configs.env_prefix(cfg) + self.bench.jvm_base() + args + serverdrive.jetty_argv(self.bench.wjar, work, pace["threads"])
 
         def load(proc, _):
             with open(os.path.join(OUT, "logs", "jetty-%s-%s.wrk.log" % (cfg, tag)), "wb") as wrk_log:
