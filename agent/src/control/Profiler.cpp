@@ -530,6 +530,7 @@ bool Profiler::stop(std::string* why) {
     return false;
   }
   if (sampler_) sampler_->stop();  // first: it sends signals and holds jthread references
+  if (engine_) engine_->settleThreads(registry_.armedTids());  // debts only their own handlers can pay
   SignalHandler::deactivate();     // after this no handler touches the ring
   settleLostSignalTicks();         // the last second of a taken-over signal, before the threads are disarmed
   if (options_.alloc) AllocSampler::stop(Jvm::jvmti());  // nor an allocation callback

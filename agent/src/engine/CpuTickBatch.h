@@ -23,6 +23,12 @@ struct CpuTickBatch {
   uint64_t unrecorded = 0;      // more ticks without a record here: PERF_RECORD_LOST, or past kMaxRecords
   uint64_t unsampledKernel = 0; // ticks the kernel dropped in kernel mode, estimated from the CPU clock
   int64_t latencyNs = -1;       // from the newest tick to now, -1 when unknown
+  // KernelTime::kEstimated: not a tick but the thread's CPU-time timer, which finds it where its
+  // kernel time was spent when it fired in a system call (the signal waits for the call to return).
+  bool cpuTimer = false;
+  // With cpuTimer: a request to pay the thread's whole debt wherever it is (unsampledKernel), sent
+  // as its timer goes (thread end) or the session stops (Engine::settleThreads).
+  bool settle = false;
   Record record[kMaxRecords];
 
   // Engine-private: what releaseTicks_signalSafe gives back.

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <string>
+#include <vector>
 
 #include "base/Options.h"
 #include "base/Vocabulary.h"
@@ -25,6 +26,7 @@ struct ThreadTimer {
   uintptr_t javaThread = 0;  // walk=copy: the thread's JavaThread when the registry knows it (0: not)
   uint64_t cpuAtArmNs = 0;   // percpu: the thread's CPU clock as the registry arms it
   bool armed = false;
+  bool cpuTimerArmed = false;  // perf, kernel estimated: `timer` places its kernel time (PerfEngine.h)
 };
 
 // How a session's CPU ticks cover time spent in the kernel.
@@ -69,6 +71,15 @@ class Engine {
   }
   // Signal-handler path: after the handler has recorded `batch`.
   virtual void releaseTicks_signalSafe(const CpuTickBatch& batch) {}
+  // Signal-handler path, a `cpuTimer` batch that found the thread returning from a system call:
+  // the thread's kernel ticks not yet recorded, to be recorded here (and counted as recorded).
+  virtual uint64_t kernelTicksAtSyscall_signalSafe() { return 0; }
+
+  // Ordinary threads: what only a thread's own handler can reach (its debt of kernel ticks) is
+  // recorded before its timer goes: on the ending thread itself, or for every thread at stop
+  // (before the handlers are deactivated; waits briefly for them).
+  virtual void settleThisThread(int tid) {}
+  virtual void settleThreads(const std::vector<int>& tids) {}
 
  protected:
   virtual bool startEngine(const Options& options, std::string* why) { return true; }

@@ -5,6 +5,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,8 +14,10 @@
 
 #include "base/Ordering.h"
 #include "concurrent/Clock.h"
+#include "engine/CTimerEngine.h"
 #include "engine/PerfEvents.h"
 #include "engine/PerfTickRing.h"
+#include "engine/SignalHandler.h"
 
 namespace candor {
 
@@ -29,6 +33,7 @@ struct CpuMark {
 };
 __thread CpuMark tCpuMark __attribute__((tls_model("initial-exec")));
 std::atomic<uint64_t> gSessions{0};
+constexpr int kSettleRequest = 0x5e771e;  // si_value of a settle request (SI_QUEUE from this process)
 
 perf_event_attr cpuClock(long long periodNs, bool kernel, bool ring) {
   perf_event_attr attr = perfCpuClockAttr(periodNs);
@@ -59,6 +64,13 @@ bool canSampleKernel(std::string* why) {
   close(fd);
   return true;
 }
+
+bool placementAllowed(const Options& options, bool kernelSampled) {
+  if (kernelSampled || options.cstack == CStackMode::kNo) return false;
+  if (options.walk != WalkMode::kVm && options.walk != WalkMode::kAgct) return false;
+  const char* off = getenv("CANDOR_TEST_KERNEL_AT_NEXT_TICK");  // the bench's A/B of the placement
+  return off == nullptr || strcmp(off, "1") != 0;
+}
 }  // namespace
 
 bool PerfEngine::available(std::string* why) {
@@ -76,12 +88,16 @@ bool PerfEngine::startEngine(const Options& options, std::string* why) {
   if (!available(why)) return false;
   std::string refused;
   kernelSampled_ = canSampleKernel(&refused);
+  placeAtSyscalls_ = placementAllowed(options, kernelSampled_);
   kernelReason_ = kernelSampled_ ? "perf allows kernel sampling (root, CAP_PERFMON or perf_event_paranoid <= 1)"
-                                 : refused + "; ticks perf drops in the kernel are counted from each thread's CPU clock";
+                                 : refused + "; ticks perf drops in the kernel are counted from each thread's CPU clock" +
+                                       (placeAtSyscalls_ ? " and placed at the system calls a CPU-time timer finds"
+                                                         : " and placed at its next tick");
   // A ring for the kernel's callchains, or for the tick times (latency) when ticks follow a
   // schedule; jittered, unprivileged ticks need none.
   ringPages_ = kernelSampled_ ? 2 : (jitterPct_ == 0 ? 1 : 0);
   session_ = addPlain(gSessions, uint64_t{1}) + 1;
+  pid_ = getpid();
   return true;
 }
 
@@ -104,11 +120,68 @@ bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   timer->fd = fd;
   timer->armed = true;
+  if (placeAtSyscalls_) armCpuTimer(tid, timer);
   return true;
+}
+
+void PerfEngine::armCpuTimer(int tid, ThreadTimer* timer) {
+  // Without it the thread's kernel ticks are still counted, and paid at a tick once they pass
+  // kOwedAtTickIntervals: a failure here costs placement, never ticks.
+  sigevent sev = {};
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = signal_;
+  sev._sigev_un._tid = tid;
+  timer_t id;
+  if (syscall(__NR_timer_create, threadCpuClock(tid), &sev, &id) != 0) return;
+  itimerspec spec = {};
+  spec.it_value.tv_sec = intervalNs_ / 1'000'000'000;
+  spec.it_value.tv_nsec = intervalNs_ % 1'000'000'000;
+  spec.it_interval = spec.it_value;
+  if (syscall(__NR_timer_settime, id, 0, &spec, nullptr) != 0) {
+    syscall(__NR_timer_delete, id);
+    return;
+  }
+  timer->timer = id;
+  timer->cpuTimerArmed = true;
+}
+
+bool PerfEngine::sendSettle(int tid) const {
+  // Another handler took the signal over (SignalTakeoverTest): what it would make of this one is its own.
+  if (SignalHandler::isReplaced(signal_)) return false;
+  siginfo_t info = {};
+  info.si_signo = signal_;
+  info.si_code = SI_QUEUE;
+  info.si_pid = pid_;
+  info.si_uid = getuid();
+  info.si_value.sival_int = kSettleRequest;
+  return syscall(SYS_rt_tgsigqueueinfo, pid_, tid, signal_, &info) == 0;
+}
+
+void PerfEngine::settleThisThread(int tid) {
+  // The handler runs before the call returns: the signal is for this thread and not blocked.
+  if (placeAtSyscalls_ && tid == static_cast<int>(syscall(SYS_gettid))) sendSettle(tid);
+}
+
+void PerfEngine::settleThreads(const std::vector<int>& tids) {
+  if (!placeAtSyscalls_) return;  // without placement a thread owes less than an interval
+  uint64_t before = lvSc(settled_);
+  uint64_t sent = 0;
+  for (int tid : tids) sent += sendSettle(tid) ? 1 : 0;
+  // A thread that does not run its handler soon (stopped, or a JVM that is exiting) keeps its
+  // debt: that CPU shows as the rate's shortfall, as an unsampled thread's would.
+  uint64_t deadline = monotonicNs() + 200'000'000;
+  while (lvSc(settled_) - before < sent && monotonicNs() < deadline) {
+    timespec pause = {0, 1'000'000};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 void PerfEngine::disarmThread(ThreadTimer* timer) {
   if (!timer->armed) return;
+  if (timer->cpuTimerArmed) {  // first: a timer signal finds the thread's debt, not a closed event
+    syscall(__NR_timer_delete, timer->timer);
+    timer->cpuTimerArmed = false;
+  }
   ioctl(timer->fd, PERF_EVENT_IOC_DISABLE, 0);
   PerfTickRing::unmap(timer->fd, timer->ring);  // before close: the fd number may be reused at once
   timer->ring = nullptr;
@@ -118,6 +191,19 @@ void PerfEngine::disarmThread(ThreadTimer* timer) {
 }
 
 void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) {
+  if (info->si_code == SI_TIMER) {  // the CPU-time timer (placeAtSyscalls_): no tick of its own
+    batch->fromRing = true;         // so ticks() is 0: the handler records only what it places
+    batch->cpuTimer = placeAtSyscalls_;
+    return;
+  }
+  if (info->si_code == SI_QUEUE) {  // not perf's (POLL_IN): a settle request, or no one's
+    batch->fromRing = true;
+    if (info->si_pid != pid_ || info->si_value.sival_int != kSettleRequest) return;
+    batch->cpuTimer = batch->settle = true;
+    batch->unsampledKernel = unsampledKernelTicks_signalSafe(0, 0);
+    addOrdered(settled_, uint64_t{1});  // recorded before stop goes on: deactivate waits for this handler
+    return;
+  }
   if (jitterPct_ > 0) {
     // F_SETSIG signals carry the fd that overflowed; ioctl is async-signal-safe.
     unsigned long long period = static_cast<unsigned long long>(nextIntervalNs_signalSafe());
@@ -127,16 +213,21 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
   // Even where the kernel is sampled, the event's clock misses kernel time the thread's CPU clock
   // counts: the scheduler's work around each context switch (about 5% of a 200-thread server's
   // CPU here). The gap since the thread's last tick says how many ticks that time was worth.
-  batch->unsampledKernel = unsampledKernelTicks_signalSafe(batch->ticks());
+  int64_t payAbove = placeAtSyscalls_ ? kOwedAtTickIntervals * intervalNs_ : 0;
+  // No ticks: an earlier handler of this thread took this signal's ticks and set the mark.
+  batch->unsampledKernel = batch->ticks() > 0 ? unsampledKernelTicks_signalSafe(batch->ticks(), payAbove) : 0;
 }
 
-uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow) const {
+uint64_t PerfEngine::kernelTicksAtSyscall_signalSafe() { return unsampledKernelTicks_signalSafe(0, 0); }
+
+uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow, int64_t payAboveNs) const {
   // Ticks come every interval of the event's clock, and those that fire in the kernel are dropped
   // when the kernel may not be sampled; the thread's CPU clock counts on regardless. What the
   // ticks that arrived fall short of that clock is kernel time no tick covered. It is kept as a
   // per-thread debt, so fractions of an interval add up (a few % of context-switch time spread
   // over every gap), and paid out as whole ticks. The first tick of a thread only sets the mark.
-  if (ticksNow == 0) return 0;  // an earlier handler took this signal's ticks and set the mark
+  // At a system call (ticksNow 0) the debt includes the user time since the last tick: paid
+  // here, it makes the next tick's gap short by as much, so the sum stays the clock's.
   uint64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID);
   CpuMark last = tCpuMark;
   auto interval = static_cast<int64_t>(intervalNs_);
@@ -146,7 +237,7 @@ uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow) const {
   }
   int64_t debt = last.debtNs + static_cast<int64_t>(cpu - last.cpuNs) - static_cast<int64_t>(ticksNow) * interval;
   if (debt < -interval) debt = -interval;  // ticks that came early settle at most one interval ahead
-  uint64_t owed = debt >= interval ? static_cast<uint64_t>(debt / interval) : 0;
+  uint64_t owed = debt >= interval && debt > payAboveNs ? static_cast<uint64_t>(debt / interval) : 0;
   tCpuMark = CpuMark{session_, cpu, debt - static_cast<int64_t>(owed) * interval};
   return owed;
 }

@@ -9,11 +9,28 @@
 // (the period restarts): the handler reads the thread's CPU clock at every tick and counts the
 // ticks that fit in the gap since the previous one but never came (KernelTime::kEstimated).
 //
+// Where that kernel time goes. The next tick finds the thread in user code again, often in other
+// code than the system call that spent the time (on a server, the next request's). So each thread
+// also gets a POSIX CPU-time timer on the same signal, at the same interval: it counts user and
+// kernel time, and when it expires in the kernel its signal waits until the system call returns,
+// on the stack that made it (what ctimer sees, at the 4 ms kernel tick). The handler records the
+// thread's owed kernel ticks there, with [kernel_unsampled] on top of the C frames (libc's call),
+// and only when the timer finds the thread just past (or, restarted, at) a `syscall` instruction;
+// a timer signal in user code records nothing. A thread's timer stops in the kernel about as often
+// as it spends time there, so where the owed ticks land follows where the kernel time was spent.
+// Kernel time that no system call returns to (page faults) waits for the next one; a debt past
+// kOwedAtTickIntervals intervals is paid at the next tick, as before, so none grows unbounded;
+// what a thread still owes when it ends or the session stops, a signal asks it to pay where it is
+// (settleThisThread, settleThreads: an idle pool thread is in its futex call, a good place).
+// Not with cstack=no (no native modules to check the instruction) nor walk=remote/copy.
+//
 // Each thread's event gets a small sample ring (PerfTickRing) holding the time of every overflow
 // and, with kernel sampling, the kernel callchain: the handler reads it without a system call,
 // so it knows how many ticks a signal stands for (merged signals), how late it came (sampling
 // latency), and the kernel frames.
 #pragma once
+#include <atomic>
+
 #include "engine/Engine.h"
 
 namespace candor {
@@ -29,6 +46,13 @@ class PerfEngine : public Engine {
   void readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) override;
   int32_t kernelFrames_signalSafe(const CpuTickBatch& batch, int i, ASGCT_CallFrame* out, int32_t max) override;
   void releaseTicks_signalSafe(const CpuTickBatch& batch) override;
+  uint64_t kernelTicksAtSyscall_signalSafe() override;
+  void settleThisThread(int tid) override;
+  void settleThreads(const std::vector<int>& tids) override;
+  // Whether the owed kernel ticks are placed at system calls by a CPU-time timer (see above).
+  bool placesKernelAtSyscalls() const { return placeAtSyscalls_; }
+
+  static constexpr int64_t kOwedAtTickIntervals = 16;
 
   // Whether this machine lets us open a perf CPU clock for our own thread; `why` if not.
   static bool available(std::string* why);
@@ -37,13 +61,21 @@ class PerfEngine : public Engine {
   bool startEngine(const Options& options, std::string* why) override;
 
  private:
-  // Ticks the kernel dropped in kernel mode since this thread's last tick (kEstimated only).
-  uint64_t unsampledKernelTicks_signalSafe(uint64_t ticksNow) const;
+  // Ticks the kernel dropped in kernel mode since this thread's last tick (kEstimated only), to
+  // be recorded now: all of them, or, placing at system calls, only a debt past the bound.
+  uint64_t unsampledKernelTicks_signalSafe(uint64_t ticksNow, int64_t payAboveNs) const;
 
   bool kernelSampled_ = false;
+  bool placeAtSyscalls_ = false;
   std::string kernelReason_;
   uint32_t ringPages_ = 0;  // data pages of each thread's ring; 0: no ring
   uint64_t session_ = 0;    // tells this session's per-thread CPU marks from a previous one's
+
+  void armCpuTimer(int tid, ThreadTimer* timer);
+  bool sendSettle(int tid) const;
+
+  int pid_ = 0;
+  std::atomic<uint64_t> settled_{0};  // settle requests handled (handlers add; settleThreads reads)
 };
 
 }  // namespace candor

@@ -107,6 +107,7 @@ void ThreadRegistry::remove(int tid, JNIEnv* env) {
   auto it = threads_.find(tid);
   if (it == threads_.end() || !it->second.live) return;
   it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
+  if (engine_ != nullptr && it->second.armed) engine_->settleThisThread(tid);
   if (engine_ != nullptr) engine_->disarmThread(&it->second.timer);
   Jvm::javaThreads().remove(tid);
   releaseSamplerState(it->second, env);
@@ -176,6 +177,15 @@ std::vector<ThreadRecord> ThreadRegistry::snapshot() {
   for (const auto& [tid, r] : threads_) {
     out.push_back(r);
     out.back().cpuNs = cpuSoFar(r);
+  }
+  return out;
+}
+
+std::vector<int> ThreadRegistry::armedTids() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<int> out;
+  for (const auto& [tid, r] : threads_) {
+    if (r.live && r.armed) out.push_back(tid);
   }
   return out;
 }

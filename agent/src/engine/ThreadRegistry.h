@@ -67,6 +67,8 @@ class ThreadRegistry {
   // One clock read per live thread (about 1 µs each).
   uint64_t armedCpuNs();
   size_t armedCount();
+  // The live threads whose timer is armed.
+  std::vector<int> armedTids();
   void clear();
 
  private:

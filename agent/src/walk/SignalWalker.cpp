@@ -34,6 +34,10 @@ void SignalWalker::takeSample_signalSafe(void* ucontext, SampleKind kind, Thread
 }
 
 void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine) {
+  if (batch.cpuTimer) {
+    takeKernelAtSyscall_signalSafe(ucontext, tid, batch, engine);
+    return;
+  }
   uint64_t ticks = batch.ticks();
   if (ticks == 0) return;  // an earlier handler of this thread read this signal's ticks
   if (ticks > 1) addPlain(counters_.merged, ticks - 1);
@@ -62,6 +66,28 @@ void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const Cp
   walk_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), t, batch.unsampledKernel);
 }
 
+void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch,
+                                                  Engine& engine) {
+  uint64_t owed;
+  if (batch.settle) {
+    owed = batch.unsampledKernel;  // wherever the thread is: its timer goes, or the session stops
+  } else {
+    if (remote_ != nullptr || !stoppedAtSystemCall_signalSafe(ucontext)) return;  // in user code: none owed here
+    owed = engine.kernelTicksAtSyscall_signalSafe();
+  }
+  if (owed == 0) return;
+  addPlain(counters_.estimated, owed);
+  uint64_t now = monotonicNs();
+  Tick t{tid, SampleKind::kCpu, ThreadState::kRunning, now, -1};
+  t.weight = clampWeight(owed);
+  t.kernelSite = true;
+  if (throttle_.skip_signalSafe(tid, now)) {
+    recordCode_signalSafe(kWalkThrottledCode, t);
+    return;
+  }
+  walk_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), t, 0);
+}
+
 void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel) {
   bool cpu = t.kind == SampleKind::kCpu;
   if (remote_ != nullptr) {  // it counts the ticks and gets them walked on its own thread
@@ -84,6 +110,11 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
       kernelFrames = t.batch != nullptr
                          ? t.engine->kernelFrames_signalSafe(*t.batch, t.record, frames, std::min(max - 1, kMaxKernelFrames))
                          : 0;
+      if (t.kernelSite) {  // a stack that failed to walk keeps what is known: kernel time
+        frames[0] = {kKernelUnsampledBci, nullptr};
+        int32_t n = walkUserStack_signalSafe(env, ucontext, frames + 1, max - 1, ownWalker_);
+        return n > 0 ? 1 + n : 1;
+      }
       int32_t n = walkUserStack_signalSafe(env, ucontext, frames + kernelFrames, max - kernelFrames, ownWalker_);
       return n > 0 ? kernelFrames + n : n;
     }, &hints_, t.tid);

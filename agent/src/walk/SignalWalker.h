@@ -7,7 +7,9 @@
 // kernel frames and a copy of the same user stack (the thread has not returned to user space in
 // between: the signal was pending all along); ticks without a record add to the newest slot's
 // weight. Kernel ticks perf would not sample (KernelTime::kEstimated) get one slot more: the
-// [kernel_unsampled] marker on top of the Java part of the walked stack.
+// [kernel_unsampled] marker on top of the Java part of the walked stack; those the engine places
+// at system calls (a `cpuTimer` batch that stopped the thread at one) get the marker on top of the
+// whole walked stack, the C frames of the call included, in a slot of their own.
 #pragma once
 #include "concurrent/SampleRing.h"
 #include "engine/Engine.h"
@@ -50,7 +52,11 @@ class SignalWalker : public SignalSampleSink {
     int record = -1;
     int folded = 0;  // older records without kernel frames, counted in `weight` (see takeCpuTicks)
     Engine* engine = nullptr;
+    bool kernelSite = false;  // owed kernel ticks at a system call: [kernel_unsampled] on top
   };
+  // A `cpuTimer` batch: the thread's owed kernel ticks, if it stopped at a system call (or, a
+  // settle request, wherever it is).
+  void takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine);
   // Walks on this thread (or hands to the remote walker), charging the walk to the throttle for
   // CPU ticks; returns the slot it published or nullptr (dropped, remote, or a failure).
   void walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel);

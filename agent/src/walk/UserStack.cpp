@@ -54,6 +54,19 @@ int32_t walkUserStack_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* f
   return c > 0 && j == kNoJavaFrameCode ? c : j;
 }
 
+bool stoppedAtSystemCall_signalSafe(const void* ucontext) {
+  auto uc = static_cast<const ucontext_t*>(ucontext);
+  auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  // JIT code makes no system calls; libc, libjvm and the vdso do, and a module's text is readable.
+  if (!NativeStack::isNative_signalSafe(pc)) return false;
+  auto syscallAt = [](uintptr_t at) {
+    if (!NativeStack::isNative_signalSafe(at) || !NativeStack::isNative_signalSafe(at + 1)) return false;
+    auto code = reinterpret_cast<const volatile uint8_t*>(at);
+    return code[0] == 0x0f && code[1] == 0x05;  // syscall
+  };
+  return syscallAt(pc - 2) || syscallAt(pc);
+}
+
 int32_t walkUserStackOwn_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max) {
   return walkUserStack_signalSafe(env, ucontext, frames, max, true);
 }

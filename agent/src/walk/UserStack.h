@@ -15,6 +15,9 @@ namespace candor {
 // Walks the thread interrupted with `ucontext` (`env`: its JNIEnv, or null) into `frames`;
 // returns the frame count or a failure code. `ownWalker`: walk=vm's walker, else AGCT.
 int32_t walkUserStack_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max, bool ownWalker);
+// Whether the interrupted thread was just returning from a system call (`syscall` right before
+// its pc), or about to restart one (at it): native code only, whose text is mapped readable.
+bool stoppedAtSystemCall_signalSafe(const void* ucontext);
 // The same with the own walker: walk=remote's walk function.
 int32_t walkUserStackOwn_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max);
 

@@ -26,6 +26,7 @@ class NativeStack {
   static CStackMode mode();
   // Ordinary thread (the writer): adds libraries loaded since the last call; cheap otherwise.
   static void refresh();
+  // Ordinary thread (it takes a lock; handlers use isNative_signalSafe): the module table.
   static const NativeModules& modules();
 
   // Signal-handler path: walks the C frames from *regs until a pc outside every native module

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -108,7 +109,11 @@ class KernelTimeTest {
         }
         assertTrue(inJava + inSyscall >= 2000, name + ": too few samples: " + (inJava + inSyscall));
         assertEquals(truthShare, share, sampled ? 0.03 : 0.05, name + ": syscall phase share (truth vs profile)");
-        assertEquals(truthKernel, kernelShare, 0.05, name + ": kernel part (measured system time vs profile)");
+        // The truth's system time is CPU less ThreadMXBean's user time, which HotSpot reads from /proc's utime:
+        // 10 ms units, split from the CPU clock by the kernel tick's samples. Sampled, the profile came within
+        // 1.7 points of it; estimated, the profile's kernel part also holds the Java phase's kernel time and came
+        // out -0.7 to +2.7 points off in 12 runs, once +6.2 (truth 25.9%, the lowest seen): 7 points there.
+        assertEquals(truthKernel, kernelShare, sampled ? 0.05 : 0.07, name + ": kernel part (measured system time vs profile)");
         // Sampled, the marker only carries what the event's clock misses: the scheduler's work around
         // context switches, 0-1% here and up to 2.4% seen when the JVM's own threads preempt the
         // workload's on 2 CPUs. Not sampled, no kernel frame can appear.
@@ -116,7 +121,33 @@ class KernelTimeTest {
             assertTrue(unsampled <= 0.04 * (inJava + inSyscall), name + ": [kernel_unsampled] " + unsampled);
         } else {
             assertEquals(0, kernelFramed, name + ": kernel frames without kernel sampling");
+            assertPlacedAtSystemCalls(worker, unsampled, name);
         }
+    }
+
+    /**
+     * Not sampled, the kernel time is placed where a CPU-time timer found the thread returning from
+     * a system call: each [kernel_unsampled] tick sits on the C frame of that call (libc's write,
+     * under FileOutputStream.writeBytes), hardly any in the Java phase (a debt past 16 intervals is
+     * paid at the next tick: 0-16 of ~1200 seen). Placed at the thread's next tick instead (the
+     * design before; CANDOR_TEST_KERNEL_AT_NEXT_TICK=1), none sat on a C frame (the marker went on
+     * the Java part) and 39-73 landed in the Java phase.
+     */
+    static void assertPlacedAtSystemCalls(CollapsedProfile worker, long unsampled, String name) {
+        Predicate<CollapsedProfile.Stack> marked = s -> s.leaf().equals("[kernel_unsampled]");
+        long inJavaPhase = worker.count(marked.and(s -> s.anyFrame(CollapsedProfile.method(SyscallMix.JAVA_PHASE))));
+        long onCFrame = worker.count(marked.and(s -> s.frames().size() >= 2 && isCFrame(s.frames().get(s.frames().size() - 2))));
+        Figures.line(String.format("%s: [kernel_unsampled] %d, on a C frame %d, in the Java phase %d",
+                name, unsampled, onCFrame, inJavaPhase));
+        assertTrue(inJavaPhase <= 0.03 * unsampled, name + ": [kernel_unsampled] in the Java phase: " + inJavaPhase
+                + " of " + unsampled);
+        assertTrue(onCFrame >= 0.95 * unsampled, name + ": [kernel_unsampled] on a system call's C frame: " + onCFrame
+                + " of " + unsampled);
+    }
+
+    /** A C function's frame: no class before its name, no bracketed marker. */
+    static boolean isCFrame(String frame) {
+        return !frame.contains(".") && !frame.startsWith("[");
     }
 
     static String kernelMode(Path statsFile) throws Exception {

@@ -33,9 +33,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (user + system) around its method, beside its Java threads' CPU; the rest is Jetty's I/O and
  * HTTP work ("other", where most of the system time is). The profile's shares of the five parts
  * must be that distribution within 3 points each where the kernel is sampled (root's per-CPU
- * default), 8 points as an unprivileged user (kernel time estimated from CPU clocks and placed at
- * the next tick; see below). A profiler blind to kernel time shrinks "other" by the server's system
- * share (~12%) and fails.
+ * default), 4 points as an unprivileged user (kernel time estimated from CPU clocks and placed at
+ * the system calls a CPU-time timer finds; see below). A profiler blind to kernel time shrinks
+ * "other" by the server's system share (~12%) and fails.
  */
 class ServerAccuracyTest {
 
@@ -114,16 +114,22 @@ class ServerAccuracyTest {
                 String.join(", ", cells), distance));
         assertTrue(result.path("requests").asLong() > 3000, name + ": too few requests for the shares: " + result);
         // 3 points where the kernel is sampled. Where its time is estimated from CPU clocks, its amount is exact
-        // but its place is the thread's next tick, up to an interval of CPU after the system call: on this server
-        // that moves 4-6 points of Jetty's I/O ("other") into the endpoint that runs next (README, "What the
-        // cpu profile covers"); 8 points, and the estimated kernel ticks must be there, named (a profiler blind
-        // to kernel time has none, and misses "other" by about the server's system share, 12%).
+        // and its place the system calls a CPU-time timer stopped the thread at; kernel time outside system calls
+        // (page faults in the endpoints' allocations) waits for the next call, in Jetty's I/O: "other" came out
+        // 0.7-2.6 points high (README, "What the cpu profile covers"). 4 points, and the estimated kernel ticks
+        // must be there, named (a profiler blind to kernel time has none, and misses "other" by about the server's
+        // system share, 12%). Placed at each thread's next tick instead (before 2026-11-27), 4.8-5.7 points of
+        // "other" landed in the endpoint that ran next, and this fails.
         boolean sampled = s.path("kernel").path("mode").asText().equals("sampled");
-        double tolerance = sampled ? 0.03 : 0.08;
+        double tolerance = sampled ? 0.03 : 0.04;
         if (!sampled) {
             long estimated = s.path("kernel").path("estimated_ticks").asLong();
             assertTrue(estimated >= 0.05 * s.path("ticks").asLong(), name + ": the server's system time is "
                     + "counted as [kernel_unsampled] ticks: " + estimated + " of " + s.path("ticks").asLong());
+            // What each pool thread still owes at stop, its idle threads most, is paid by a signal to each
+            // (99.7% of the requested rate here; without, 97% on the bench's 200-thread server).
+            double rate = s.path("samples_per_cpu_second").asDouble() / s.path("requested_per_cpu_second").asDouble();
+            assertTrue(rate >= 0.985, name + ": samples per CPU-second " + Figures.pct(rate) + " of the requested rate");
         }
         for (String part : PARTS) {
             assertTrue(Math.abs(got.get(part) - truth.get(part)) <= tolerance, String.format(
