@@ -49,8 +49,6 @@ class PerfEngine : public Engine {
   uint64_t kernelTicksAtSyscall_signalSafe() override;
   void settleThisThread(int tid) override;
   void settleThreads(const std::vector<int>& tids) override;
-  // Whether the owed kernel ticks are placed at system calls by a CPU-time timer (see above).
-  bool placesKernelAtSyscalls() const { return placeAtSyscalls_; }
 
   static constexpr int64_t kOwedAtTickIntervals = 16;
 

@@ -58,8 +58,12 @@ bool stoppedAtSystemCall_signalSafe(const void* ucontext) {
   auto uc = static_cast<const ucontext_t*>(ucontext);
   auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   // JIT code makes no system calls; libc, libjvm and the vdso do, and a module's text is readable.
+  // Only bytes on pc's own page are read: the thread resumes there, so it is mapped even if the
+  // module table still holds a library unloaded since.
   if (!NativeStack::isNative_signalSafe(pc)) return false;
-  auto syscallAt = [](uintptr_t at) {
+  auto syscallAt = [pc](uintptr_t at) {
+    constexpr uintptr_t kPage = 4096;
+    if (at / kPage != pc / kPage || (at + 1) / kPage != pc / kPage) return false;
     if (!NativeStack::isNative_signalSafe(at) || !NativeStack::isNative_signalSafe(at + 1)) return false;
     auto code = reinterpret_cast<const volatile uint8_t*>(at);
     return code[0] == 0x0f && code[1] == 0x05;  // syscall
