@@ -62,7 +62,7 @@ bench: all
 bench-quick: all
 	@python3 bench/run_bench.py --build $(BUILD) --quick
 
-# The server phase alone: Jetty under paced wrk load, every profiler, 3 rounds (~10 min); bench/out/RESULTS-server.md.
+# The server phase alone: Jetty under paced wrk load, every profiler, 3 rounds (~11 min); bench/out/RESULTS-server.md.
 bench-server: all
 	@python3 bench/run_bench.py --build $(BUILD) --server
 

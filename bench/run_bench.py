@@ -13,7 +13,7 @@ to bench/out/bench-<mode>-<time>.json.
 
     python3 bench/run_bench.py --build build            # full: ~35-43 min (README: durations)
     python3 bench/run_bench.py --build build --quick    # quick: ~4.5 min
-    python3 bench/run_bench.py --build build --server   # the server phase alone, 3 rounds: ~9 min
+    python3 bench/run_bench.py --build build --server   # the server phase alone, 3 rounds: ~11 min
     python3 bench/run_bench.py --render bench/out/bench-quick-….json --results FILE   # markdown only
 
 The harness lives in bench/harness/: configs (what runs, as data), runner (runs it), summary (runs in,
