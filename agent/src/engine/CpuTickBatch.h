@@ -29,6 +29,9 @@ struct CpuTickBatch {
   // With cpuTimer: a request to pay the thread's whole debt wherever it is (unsampledKernel), sent
   // as its timer goes (thread end) or the session stops (Engine::settleThreads).
   bool settle = false;
+  // With settle: cpu_unsampled ticks, the thread's last part of an interval pooled with every other
+  // thread's (a short-lived thread's whole CPU may be less than one interval).
+  uint64_t unsampledCpu = 0;
   Record record[kMaxRecords];
 
   // Engine-private: what releaseTicks_signalSafe gives back.

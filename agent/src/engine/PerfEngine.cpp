@@ -102,6 +102,11 @@ bool PerfEngine::startEngine(const Options& options, std::string* why) {
 }
 
 bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
+  // On the thread itself (a thread that starts in the session): its CPU counts from here, not from
+  // its first tick, which a thread shorter than an interval never gets.
+  if (placeAtSyscalls_ && tid == static_cast<int>(syscall(SYS_gettid))) {
+    tCpuMark = CpuMark{session_, clockNs(CLOCK_THREAD_CPUTIME_ID), 0};
+  }
   perf_event_attr attr = cpuClock(nextIntervalNs_signalSafe(), kernelSampled_, ringPages_ > 0);
   int fd = perfEventOpen(&attr, tid);
   if (fd < 0) {
@@ -201,6 +206,7 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
     if (info->si_pid != pid_ || info->si_value.sival_int != kSettleRequest) return;
     batch->cpuTimer = batch->settle = true;
     batch->unsampledKernel = unsampledKernelTicks_signalSafe(0, 0);
+    batch->unsampledCpu = settleLastPart_signalSafe();
     addOrdered(settled_, uint64_t{1});  // recorded before stop goes on: deactivate waits for this handler
     return;
   }
@@ -219,6 +225,20 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
 }
 
 uint64_t PerfEngine::kernelTicksAtSyscall_signalSafe() { return unsampledKernelTicks_signalSafe(0, 0); }
+
+uint64_t PerfEngine::settleLastPart_signalSafe() {
+  // What is left of the debt is less than an interval, of user or kernel time: which, no clock
+  // tells. Pooled with the other threads' last parts, each whole interval of the pool is one
+  // stackless cpu_unsampled tick (as percpu's settlement charges), so thousands of short threads
+  // keep their CPU; the pool's own last part (< 1 tick per session) is all that stays unsampled.
+  CpuMark m = tCpuMark;
+  if (m.session != session_ || m.debtNs <= 0 || intervalNs_ <= 0) return 0;
+  tCpuMark.debtNs = 0;
+  auto part = static_cast<uint64_t>(m.debtNs);
+  auto interval = static_cast<uint64_t>(intervalNs_);
+  uint64_t before = addPlain(lastParts_, part);
+  return (before + part) / interval - before / interval;
+}
 
 uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow, int64_t payAboveNs) const {
   // Ticks come every interval of the event's clock, and those that fire in the kernel are dropped

@@ -21,7 +21,8 @@
 // Kernel time that no system call returns to (page faults) waits for the next one; a debt past
 // kOwedAtTickIntervals intervals is paid at the next tick, as before, so none grows unbounded;
 // what a thread still owes when it ends or the session stops, a signal asks it to pay where it is
-// (settleThisThread, settleThreads: an idle pool thread is in its futex call, a good place).
+// (settleThisThread, settleThreads: an idle pool thread is in its futex call, a good place); its
+// last part of an interval is pooled with other threads' into stackless cpu_unsampled ticks.
 // Not with cstack=no (no native modules to check the instruction) nor walk=remote/copy.
 //
 // Each thread's event gets a small sample ring (PerfTickRing) holding the time of every overflow
@@ -71,9 +72,12 @@ class PerfEngine : public Engine {
 
   void armCpuTimer(int tid, ThreadTimer* timer);
   bool sendSettle(int tid) const;
+  // Signal-handler path, a settle request: the cpu_unsampled ticks of the thread's last part.
+  uint64_t settleLastPart_signalSafe();
 
   int pid_ = 0;
   std::atomic<uint64_t> settled_{0};  // settle requests handled (handlers add; settleThreads reads)
+  std::atomic<uint64_t> lastParts_{0};  // ns of settled threads' last parts, pooled (handlers add)
 };
 
 }  // namespace candor

@@ -106,8 +106,9 @@ void ThreadRegistry::remove(int tid, JNIEnv* env) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = threads_.find(tid);
   if (it == threads_.end() || !it->second.live) return;
-  it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
+  // Its last ticks first: their CPU is then inside the CPU the record keeps, never past it.
   if (engine_ != nullptr && it->second.armed) engine_->settleThisThread(tid);
+  it->second.cpuNs = cpuSoFar(it->second);  // on the exiting thread itself: its clock is valid
   if (engine_ != nullptr) engine_->disarmThread(&it->second.timer);
   Jvm::javaThreads().remove(tid);
   releaseSamplerState(it->second, env);

@@ -86,4 +86,35 @@ class CpuCoverageTest {
         assertTrue(all >= 0.95 && all <= (perCpu ? 1.08 : 1.05), name + ": ticks per ms of the threads' CPU " + all
                 + ";" + figures);
     }
+
+    /**
+     * Thousands of threads that each live for less than an interval of CPU (the stress suite's
+     * ThreadChurn: ~700 a second, each a short loop), unprivileged: a timer per thread, whose
+     * overflow such a thread never reaches. Their CPU, as the agent's per-thread CPU clocks
+     * measured it from ThreadStart to ThreadEnd (stats `profiled_cpu_ns`), must still become ticks:
+     * each thread settles its debt as it ends, the kernel part as [kernel_unsampled] and the last
+     * part of an interval pooled into stackless cpu_unsampled ticks. Without (before 2026-11-27),
+     * 58-61% of that CPU became ticks.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.candor.itest.Jdks#all")
+    void shortThreadsKeepTheirCpuUnprivileged(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "cpu coverage " + jdk + " short threads unprivileged";
+        Path dir = Build.runDir("cpu-coverage-short-" + jdk.label());
+        Path statsFile = dir.resolve("c.json");
+        Jvm.Result run = Jvm.of(jdk, dir).unprivileged()
+                .agent("start,interval=1ms,file=" + dir.resolve("c.collapsed") + ",stats=" + statsFile)
+                .main(dev.candor.itest.stress.ThreadChurn.class, "4").run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        double ratio = stats.ticks() / (stats.profiledCpuNs() / (double) stats.intervalNs());
+        long cpuUnsampled = stats.failure("cpu_unsampled");
+        Figures.line(String.format("%s: %d threads, %d ticks for %.0f ms of their CPU (%s), cpu_unsampled %d", name,
+                stats.threads(), stats.ticks(), stats.profiledCpuNs() / 1e6, Figures.pct(ratio), cpuUnsampled));
+        assertTrue(stats.threads() >= 1000, name + ": only " + stats.threads() + " threads");
+        assertTrue(ratio >= 0.92 && ratio <= 1.05, name + ": ticks per interval of the threads' CPU " + ratio);
+        assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
+    }
 }
