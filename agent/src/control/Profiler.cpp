@@ -516,10 +516,7 @@ void Profiler::settleLostSignalTicks() {
   while (owed > 0) {  // as the other estimated ticks: counted, then recorded (or dropped if the ring is full)
     auto weight = static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX));
     owed -= weight;
-    addPlain(counters_.estimated, uint64_t{weight});
-    addPlain(counters_.ticks[cpu], uint64_t{weight});
-    recordCodeInRing_signalSafe(*ring_, counters_, kSignalLostCode, 0, SampleKind::kCpu, ThreadState::kRunning,
-                                clockNs(CLOCK_MONOTONIC), -1, weight);
+    recordEstimatedCode_signalSafe(*ring_, counters_, kSignalLostCode, 0, clockNs(CLOCK_MONOTONIC), weight);
   }
 }
 

@@ -154,10 +154,7 @@ void RingReader::settle(int tid, uint64_t cpuNs, uint64_t ticks) {
   auto owed = static_cast<uint32_t>(std::min(balance_, double{UINT32_MAX}));
   balance_ -= owed;
   addPlain(unsampled_, owed);
-  addPlain(counters_.estimated, owed);
-  addPlain(counters_.ticks[kCpu], owed);
-  recordCodeInRing_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, SampleKind::kCpu, ThreadState::kRunning,
-                              monotonicNs(), -1, owed);
+  recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, monotonicNs(), owed);
 }
 
 uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {

@@ -72,11 +72,8 @@ void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, c
   if (batch.settle) {
     owed = batch.unsampledKernel;  // wherever the thread is: its timer goes, or the session stops
     if (batch.unsampledCpu > 0) {
-      auto n = clampWeight(batch.unsampledCpu);
-      addPlain(counters_.ticks[static_cast<int>(SampleKind::kCpu)], uint64_t{n});
-      addPlain(counters_.estimated, uint64_t{n});
-      recordCodeInRing_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, SampleKind::kCpu, ThreadState::kRunning,
-                                  monotonicNs(), -1, n);
+      recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, monotonicNs(),
+                                     clampWeight(batch.unsampledCpu));
     }
   } else {
     if (remote_ != nullptr || !stoppedAtSystemCall_signalSafe(ucontext)) return;  // in user code: none owed here

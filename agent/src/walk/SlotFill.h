@@ -58,6 +58,16 @@ inline void recordCodeInRing_signalSafe(SampleRing& ring, HandlerCounters& count
   ring.publish_signalSafe(slot);
 }
 
+// Signal-handler path (and the writer's settlements): `weight` CPU ticks estimated from a CPU
+// clock, not sampled, so without a stack: counted as ticks and as estimated, then recorded as the
+// named failure `code` (cpu_unsampled, signal_lost), or dropped when the ring is full.
+inline void recordEstimatedCode_signalSafe(SampleRing& ring, HandlerCounters& counters, int32_t code, int32_t tid,
+                                           uint64_t timeNs, uint32_t weight) {
+  addPlain(counters.ticks[static_cast<int>(SampleKind::kCpu)], uint64_t{weight});
+  addPlain(counters.estimated, uint64_t{weight});
+  recordCodeInRing_signalSafe(ring, counters, code, tid, SampleKind::kCpu, ThreadState::kRunning, timeNs, -1, weight);
+}
+
 // Signal-handler path: the index of the first frame of `frames` that is neither a kernel nor a
 // native C frame: where the Java part of a stack begins.
 inline int32_t firstJavaFrame(const ASGCT_CallFrame* frames, int32_t n) {

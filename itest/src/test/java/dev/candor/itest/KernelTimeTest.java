@@ -2,6 +2,7 @@ package dev.candor.itest;
 
 import dev.candor.itest.workload.SyscallMix;
 import dev.candor.model.CollapsedProfile;
+import dev.candor.model.Frame;
 import dev.candor.model.ProfileStats;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -145,9 +146,10 @@ class KernelTimeTest {
                 + " of " + unsampled);
     }
 
-    /** A C function's frame: no class before its name, no bracketed marker. */
+    /** A C or C++ function's frame, as the model reads collapsed text. */
     static boolean isCFrame(String frame) {
-        return !frame.contains(".") && !frame.startsWith("[");
+        Frame.Type type = Frame.parse(frame).type();
+        return type == Frame.Type.NATIVE || type == Frame.Type.CPP;
     }
 
     static String kernelMode(Path statsFile) throws Exception {
