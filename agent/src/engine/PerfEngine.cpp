@@ -65,11 +65,20 @@ bool canSampleKernel(std::string* why) {
   return true;
 }
 
+bool nextTickSwitch() {  // the bench's A/B of the placement: the design before it, settle included
+  const char* off = getenv("CANDOR_TEST_KERNEL_AT_NEXT_TICK");
+  return off != nullptr && strcmp(off, "1") == 0;
+}
+
+// Where the handler walks the stack itself: it records a settle's ticks at the thread's stack,
+// and checks a timer's pc against the native modules.
+bool walksInHandler(const Options& options) {
+  return options.walk == WalkMode::kVm || options.walk == WalkMode::kAgct;
+}
+
 bool placementAllowed(const Options& options, bool kernelSampled) {
   if (kernelSampled || options.cstack == CStackMode::kNo) return false;
-  if (options.walk != WalkMode::kVm && options.walk != WalkMode::kAgct) return false;
-  const char* off = getenv("CANDOR_TEST_KERNEL_AT_NEXT_TICK");  // the bench's A/B of the placement
-  return off == nullptr || strcmp(off, "1") != 0;
+  return walksInHandler(options) && !nextTickSwitch();
 }
 }  // namespace
 
@@ -89,6 +98,7 @@ bool PerfEngine::startEngine(const Options& options, std::string* why) {
   std::string refused;
   kernelSampled_ = canSampleKernel(&refused);
   placeAtSyscalls_ = placementAllowed(options, kernelSampled_);
+  settles_ = walksInHandler(options) && !nextTickSwitch();
   kernelReason_ = kernelSampled_ ? "perf allows kernel sampling (root, CAP_PERFMON or perf_event_paranoid <= 1)"
                                  : refused + "; ticks perf drops in the kernel are counted from each thread's CPU clock" +
                                        (placeAtSyscalls_ ? " and placed at the system calls a CPU-time timer finds"
@@ -104,7 +114,7 @@ bool PerfEngine::startEngine(const Options& options, std::string* why) {
 bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   // On the thread itself (a thread that starts in the session): its CPU counts from here, not from
   // its first tick, which a thread shorter than an interval never gets.
-  if (placeAtSyscalls_ && tid == static_cast<int>(syscall(SYS_gettid))) {
+  if (settles_ && tid == static_cast<int>(syscall(SYS_gettid))) {
     tCpuMark = CpuMark{session_, clockNs(CLOCK_THREAD_CPUTIME_ID), 0};
   }
   perf_event_attr attr = cpuClock(nextIntervalNs_signalSafe(), kernelSampled_, ringPages_ > 0);
@@ -164,11 +174,11 @@ bool PerfEngine::sendSettle(int tid) const {
 
 void PerfEngine::settleThisThread(int tid) {
   // The handler runs before the call returns: the signal is for this thread and not blocked.
-  if (placeAtSyscalls_ && tid == static_cast<int>(syscall(SYS_gettid))) sendSettle(tid);
+  if (settles_ && tid == static_cast<int>(syscall(SYS_gettid))) sendSettle(tid);
 }
 
 void PerfEngine::settleThreads(const std::vector<int>& tids) {
-  if (!placeAtSyscalls_) return;  // without placement a thread owes less than an interval
+  if (!settles_) return;
   uint64_t before = lvSc(settled_);
   uint64_t sent = 0;
   for (int tid : tids) sent += sendSettle(tid) ? 1 : 0;

@@ -20,10 +20,17 @@
 // as it spends time there, so where the owed ticks land follows where the kernel time was spent.
 // Kernel time that no system call returns to (page faults) waits for the next one; a debt past
 // kOwedAtTickIntervals intervals is paid at the next tick, as before, so none grows unbounded;
-// what a thread still owes when it ends or the session stops, a signal asks it to pay where it is
-// (settleThisThread, settleThreads: an idle pool thread is in its futex call, a good place); its
-// last part of an interval is pooled with other threads' into stackless cpu_unsampled ticks.
-// Not with cstack=no (no native modules to check the instruction) nor walk=remote/copy.
+// Placement needs cstack (the native modules, to check the instruction) and a walk in the handler
+// (walk=vm or agct).
+//
+// Settling. A thread's debt is counted from its arming when it is armed on itself (ThreadStart),
+// not from its first tick, which a thread shorter than an interval never gets. What a thread still
+// owes when it ends or the session stops, a signal asks it to pay where it is (settleThisThread,
+// settleThreads: an idle pool thread is in its futex call, a good place); its last part of an
+// interval is pooled with other threads' into stackless cpu_unsampled ticks. This holds in every
+// mode whose handler walks (walk=vm or agct), kernel sampled or not: a per-thread perf timer
+// overflows only after an interval of the thread's own CPU, so without it about half the CPU of
+// threads that live for less than that went without a tick, root or not.
 //
 // Each thread's event gets a small sample ring (PerfTickRing) holding the time of every overflow
 // and, with kernel sampling, the kernel callchain: the handler reads it without a system call,
@@ -66,6 +73,7 @@ class PerfEngine : public Engine {
 
   bool kernelSampled_ = false;
   bool placeAtSyscalls_ = false;
+  bool settles_ = false;  // threads settle their debt as they end and as the session stops
   std::string kernelReason_;
   uint32_t ringPages_ = 0;  // data pages of each thread's ring; 0: no ring
   uint64_t session_ = 0;    // tells this session's per-thread CPU marks from a previous one's

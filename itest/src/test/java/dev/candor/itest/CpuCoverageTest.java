@@ -3,6 +3,7 @@ package dev.candor.itest;
 import dev.candor.itest.workload.HandOff;
 import dev.candor.model.CollapsedProfile;
 import dev.candor.model.ProfileStats;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -87,26 +88,44 @@ class CpuCoverageTest {
                 + ";" + figures);
     }
 
+    static Stream<Arguments> shortThreadModes() {
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(
+                Arguments.of(jdk, "unprivileged"), Arguments.of(jdk, "percpu=no"), Arguments.of(jdk, "default")));
+    }
+
     /**
      * Thousands of threads that each live for less than an interval of CPU (the stress suite's
-     * ThreadChurn: ~700 a second, each a short loop), unprivileged: a timer per thread, whose
-     * overflow such a thread never reaches. Their CPU, as the agent's per-thread CPU clocks
-     * measured it from ThreadStart to ThreadEnd (stats `profiled_cpu_ns`), must still become ticks:
-     * each thread settles its debt as it ends, the kernel part as [kernel_unsampled] and the last
-     * part of an interval pooled into stackless cpu_unsampled ticks. Without (before 2026-11-27),
-     * 58-61% of that CPU became ticks.
+     * ThreadChurn: ~700 a second, each a short loop). Their CPU, as the agent's per-thread CPU clocks
+     * measured it from ThreadStart to ThreadEnd (stats `profiled_cpu_ns`), must become ticks.
+     * <ul>
+     * <li>{@code unprivileged}, and {@code percpu=no} as root: a perf timer per thread, whose overflow
+     * such a thread never reaches. Each thread settles its debt as it ends: whole intervals on its
+     * stack, the last part of an interval pooled into stackless {@code cpu_unsampled} ticks. Without
+     * that, 58-61% (unprivileged) and 51-52% (root) of that CPU became ticks.</li>
+     * <li>{@code default} as root: per-CPU timers, which see a thread from its first instruction;
+     * their surplus may reach 8%, as the pair's above (a tick due during a switch fires in the thread
+     * switched in): 103.6-105.4% here.</li>
+     * </ul>
      */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("dev.candor.itest.Jdks#all")
-    void shortThreadsKeepTheirCpuUnprivileged(Jdks.Jdk jdk) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("shortThreadModes")
+    void shortThreadsKeepTheirCpu(Jdks.Jdk jdk, String mode) throws Exception {
         jdk.assumePresent();
-        String name = "cpu coverage " + jdk + " short threads unprivileged";
-        Path dir = Build.runDir("cpu-coverage-short-" + jdk.label());
+        boolean unprivileged = mode.equals("unprivileged");
+        Assumptions.assumeTrue(unprivileged || Jvm.isRoot(), mode + " needs root (perf's kernel sampling): skipped");
+        String name = "cpu coverage " + jdk + " short threads " + mode;
+        Path dir = Build.runDir("cpu-coverage-short-" + jdk.label() + "-" + mode.replace('=', '-'));
         Path statsFile = dir.resolve("c.json");
-        Jvm.Result run = Jvm.of(jdk, dir).unprivileged()
-                .agent("start,interval=1ms,file=" + dir.resolve("c.collapsed") + ",stats=" + statsFile)
+        Jvm jvm = Jvm.of(jdk, dir);
+        if (unprivileged) {
+            jvm.unprivileged();
+        }
+        String percpu = mode.equals("percpu=no") ? ",percpu=no" : "";
+        Jvm.Result run = jvm.agent("start,interval=1ms" + percpu + ",file=" + dir.resolve("c.collapsed") + ",stats=" + statsFile)
                 .main(dev.candor.itest.stress.ThreadChurn.class, "4").run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
+        boolean perCpu = run.stderr().contains("percpu: one perf event per CPU");
+        assertEquals(mode.equals("default"), perCpu, name + ": timers\n" + run.describe());
         ProfileStats stats = Profiles.stats(statsFile, run);
         Profiles.assertIdentity(stats, name);
         double ratio = stats.ticks() / (stats.profiledCpuNs() / (double) stats.intervalNs());
@@ -114,7 +133,9 @@ class CpuCoverageTest {
         Figures.line(String.format("%s: %d threads, %d ticks for %.0f ms of their CPU (%s), cpu_unsampled %d", name,
                 stats.threads(), stats.ticks(), stats.profiledCpuNs() / 1e6, Figures.pct(ratio), cpuUnsampled));
         assertTrue(stats.threads() >= 1000, name + ": only " + stats.threads() + " threads");
-        assertTrue(ratio >= 0.92 && ratio <= 1.05, name + ": ticks per interval of the threads' CPU " + ratio);
-        assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
+        assertTrue(ratio >= 0.92 && ratio <= (perCpu ? 1.08 : 1.05), name + ": ticks per interval of the threads' CPU " + ratio);
+        if (!perCpu) {
+            assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
+        }
     }
 }
