@@ -3,6 +3,7 @@ package dev.candor.compare;
 import dev.candor.model.Frame;
 
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,6 +32,12 @@ import java.util.regex.Pattern;
  * <tr><td>glibc's aliases of one function: {@code __GI_write}, {@code __write}, {@code ___pthread_cond_signal};
  *   versioned symbols {@code pthread_mutex_lock@@GLIBC_2.2.5}; the vDSO's {@code __vdso_clock_gettime}</td>
  *   <td>{@code write}, {@code pthread_cond_signal}, {@code pthread_mutex_lock}, {@code clock_gettime}</td></tr>
+ * <tr><td>glibc's other names for one function: {@code __libc_malloc}, {@code __pread64} (large-file aliases),
+ *   {@code __memcpy_avx_unaligned_erms}</td><td>{@code malloc}, {@code pread}, {@code memmove_avx_unaligned_erms}</td></tr>
+ * <tr><td>C2's runtime stubs: candor's {@code [stub] _new_array_Java}, async-profiler's {@code _new_array_Java}</td>
+ *   <td>{@code new_array_Java}</td></tr>
+ * <tr><td>a C++ template instance with its return type: {@code CompLevel CompilationPolicy::common<LoopPredicate>}</td>
+ *   <td>{@code CompilationPolicy::common<LoopPredicate>}, as candor names it</td></tr>
  * <tr><td>candor's frames of generated code: {@code [stub] StubRoutines::sha256_implCompressMB},
  *   {@code [stub] itable stub}</td><td>{@code sha256_implCompressMB}, {@code itable stub}, as
  *   async-profiler names them; async-profiler's {@code I2C/C2I adapters(0xb)}</td>
@@ -66,7 +73,54 @@ public final class FrameNames {
         while (i < s.length() - 1 && s.charAt(i) == '_') {
             i++;
         }
-        return s.substring(i);
+        s = s.substring(i);
+        if (i > 0 && s.startsWith(LIBC) && s.length() > LIBC.length()) {
+            s = s.substring(LIBC.length());  // __libc_malloc is malloc, __libc_open64 open64
+        }
+        if (s.endsWith("64") && LARGE_FILE_ALIASES.contains(s.substring(0, s.length() - 2))) {
+            s = s.substring(0, s.length() - 2);
+        }
+        Matcher memcpy = MEMCPY_ALIAS.matcher(s);
+        return memcpy.matches() ? "memmove_" + memcpy.group(1) : s;
+    }
+
+    private static final String LIBC = "libc_";
+    // glibc on 64-bit: the large-file functions are aliases of the plain ones (pread64 is pread).
+    private static final Set<String> LARGE_FILE_ALIASES = Set.of("pread", "pwrite", "preadv", "pwritev", "lseek",
+            "mmap", "open", "openat", "creat", "fopen", "freopen", "fseeko", "ftello", "fgetpos", "fsetpos", "stat",
+            "fstat", "lstat", "fstatat", "statfs", "fstatfs", "statvfs", "fstatvfs", "truncate", "ftruncate",
+            "readdir", "readdir_r", "scandir", "getdents", "getrlimit", "setrlimit", "prlimit", "posix_fadvise",
+            "posix_fallocate", "fallocate", "sendfile", "tmpfile", "mkstemp", "lockf", "glob", "ftw", "nftw");
+    // glibc's unaligned memcpy variants are aliases of the memmove ones at the same address.
+    private static final Pattern MEMCPY_ALIAS = Pattern.compile("memcpy_(\\w*unaligned\\w*)");
+
+    /**
+     * A C++ function as a demangler prints a template instance, with its return type
+     * ({@code CompLevel CompilationPolicy::common<LoopPredicate>}); candor prints it without
+     * ({@code CompilationPolicy::common<LoopPredicate>}). Matched by the name after the last
+     * space outside template arguments and parentheses; operators are left alone.
+     */
+    static String withoutReturnType(String frame) {
+        if (frame.contains("operator")) {
+            return frame;
+        }
+        int depth = 0;
+        int cut = -1;
+        for (int i = 0; i < frame.length(); i++) {
+            char c = frame.charAt(i);
+            if (c == '<' || c == '(') {
+                depth++;
+            } else if (c == '>' || c == ')') {
+                depth--;
+            } else if (c == ' ' && depth == 0) {
+                cut = i;
+            }
+        }
+        if (cut < 0 || depth != 0) {
+            return frame;
+        }
+        String name = frame.substring(cut + 1);
+        return name.contains("::") ? name : frame;
     }
 
     // The vDSO exports each function twice (clock_gettime and __vdso_clock_gettime at one
@@ -116,7 +170,10 @@ public final class FrameNames {
      */
     public static String normalize(String frame) {
         if (frame.startsWith(Frame.STUB_PREFIX)) {
-            return BLOB_SIZE.matcher(stubName(frame)).replaceFirst("");
+            // C2's runtime stubs: candor's [stub] _new_array_Java is async-profiler's _new_array_Java,
+            // whose leading underscore goes as any C symbol's does
+            String stub = BLOB_SIZE.matcher(stubName(frame)).replaceFirst("");
+            return isCSymbol(stub) ? cSymbol(stub) : stub;
         }
         if (frame.isEmpty() || frame.charAt(0) == '[') {
             return frame;
@@ -127,6 +184,9 @@ public final class FrameNames {
         }
         if (frame.endsWith(")") && frame.contains(" ")) {
             return BLOB_SIZE.matcher(frame).replaceFirst("");
+        }
+        if (frame.indexOf(' ') > 0 && frame.contains("::") && !frame.endsWith(Frame.KERNEL_SUFFIX)) {
+            return withoutReturnType(frame);
         }
         if (isCSymbol(frame)) {
             return cSymbol(frame);

@@ -238,6 +238,31 @@ class InputsTest {
     }
 
     @Test
+    void glibcAliasesAndCppReturnTypesNormalize() {
+        assertEquals("malloc", FrameNames.normalize("__libc_malloc"));
+        assertEquals("malloc", FrameNames.normalize("malloc"));
+        assertEquals("libc_start_main", FrameNames.normalize("libc_start_main"));  // no underscore, no alias
+        assertEquals("pread", FrameNames.normalize("__pread64"));
+        assertEquals("open", FrameNames.normalize("__libc_open64"));
+        assertEquals("sha3_64", FrameNames.normalize("sha3_64"));  // not a large-file alias
+        assertEquals("memmove_evex_unaligned_erms", FrameNames.normalize("__memcpy_evex_unaligned_erms"));
+        assertEquals("memcpy_chk", FrameNames.normalize("__memcpy_chk"));
+        assertEquals("new_instance_Java", FrameNames.normalize("[stub] _new_instance_Java"));
+        assertEquals("sha256_implCompressMB", FrameNames.normalize("[stub] StubRoutines::sha256_implCompressMB"));
+        assertEquals("CompilationPolicy::common<CallPredicate>",
+                FrameNames.normalize("CompLevel CompilationPolicy::common<CallPredicate>"));
+        assertEquals("JVMFlagAccess::set<bool, 0>", FrameNames.normalize("JVMFlag::Error JVMFlagAccess::set<bool, 0>"));
+        String barrier = "AccessInternal::PostRuntimeDispatch<G1BarrierSet::AccessBarrier<594020ul, G1BarrierSet>, "
+                + "(AccessInternal::BarrierType)2, 594020ul>::oop_access_barrier";
+        assertEquals(barrier, FrameNames.normalize(barrier));
+        assertEquals(barrier, FrameNames.normalize("oopDesc* " + barrier));
+        assertEquals("operator new", FrameNames.normalize("operator new"));
+        assertEquals("Arena::operator new", FrameNames.normalize("Arena::operator new"));
+        assertEquals("[stub] monitorenter_nofpu Runtime1 stub".substring(7),
+                FrameNames.normalize("[stub] monitorenter_nofpu Runtime1 stub"));
+    }
+
+    @Test
     void candorAndAsyncProfilerNamesMatch() throws Exception {
         // the same stacks as candor and async-profiler (with `ann`) write them
         String candor = "a.Main.main;java.security.MessageDigest.digest;[stub] StubRoutines::sha256_implCompressMB 5\n"
@@ -247,7 +272,12 @@ class InputsTest {
                 + "a.Main.main;java.util.zip.Deflater.deflateBytesBytes;libz.so.1 4\n"
                 + "a.Main.main;a.Main.call;[stub] I2C/C2I adapters 1\n"
                 + "a.Main.main;a.Main.lock;pthread_mutex_lock 6\n"
-                + "a.Main.main;a.Main.time;clock_gettime;clock_gettime 7\n";
+                + "a.Main.main;a.Main.time;clock_gettime;clock_gettime 7\n"
+                + "a.Main.main;a.Main.alloc;[stub] _new_array_nozero_Java;OptoRuntime::new_array_nozero_C;os::malloc;malloc 8\n"
+                + "a.Main.main;a.Main.sync;[stub] _complete_monitor_locking_Java;ObjectMonitor::enter 9\n"
+                + "a.Main.main;a.Main.read;Java_sun_nio_ch_FileDispatcherImpl_pread0;pread 10\n"
+                + "a.Main.main;a.Main.copy;__memcpy_avx_unaligned_erms 11\n"
+                + "a.Main.main;a.Main.jit;CompilationPolicy::common<LoopPredicate> 12\n";
         String ap = "a/Main.main_[j];java/security/MessageDigest.digest_[j];sha256_implCompressMB 5\n"
                 + "a/Main.main_[j];a/Main.call_[j];itable stub 2\n"
                 + "a/Main.main_[j];java/util/zip/Deflater.deflateBytesBytes_[j];/usr/lib/x86_64-linux-gnu/libz.so.1.2.13 4\n"
@@ -255,7 +285,13 @@ class InputsTest {
                 + "a/Main.main_[j];java/io/FileOutputStream.writeBytes_[j];Java_java_io_FileOutputStream_writeBytes;"
                 + "__GI_write;do_syscall_64_[k] 3\n"
                 + "a/Main.main_[j];a/Main.lock_[j];pthread_mutex_lock@@GLIBC_2.2.5 6\n"
-                + "a/Main.main_[j];a/Main.time_[j];clock_gettime@@GLIBC_2.17;__vdso_clock_gettime 7\n";
+                + "a/Main.main_[j];a/Main.time_[j];clock_gettime@@GLIBC_2.17;__vdso_clock_gettime 7\n"
+                + "a/Main.main_[j];a/Main.alloc_[j];_new_array_nozero_Java;OptoRuntime::new_array_nozero_C;os::malloc;"
+                + "__GI___libc_malloc 8\n"
+                + "a/Main.main_[j];a/Main.sync_[j];_complete_monitor_locking_Java;ObjectMonitor::enter 9\n"
+                + "a/Main.main_[j];a/Main.read_[j];Java_sun_nio_ch_FileDispatcherImpl_pread0;__pread64 10\n"
+                + "a/Main.main_[j];a/Main.copy_[j];__memmove_avx_unaligned_erms 11\n"
+                + "a/Main.main_[j];a/Main.jit_[j];CompLevel CompilationPolicy::common<LoopPredicate> 12\n";
         Inputs.Loaded a = load(candor, Inputs.Options.DEFAULT);
         Inputs.Loaded b = load(ap, Inputs.Options.DEFAULT);
         assertEquals(1.0, Metrics.overlap(a.cct(), b.cct()), 1e-9);
