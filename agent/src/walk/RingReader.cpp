@@ -251,7 +251,10 @@ bool RingReader::confirmsThread(uintptr_t candidate, int tid) const {
   if (sigsetjmp(jb, 0) == 0) {
     CrashGuard::arm_signalSafe(&jb);
     uintptr_t osthread = *reinterpret_cast<const volatile uintptr_t*>(candidate + osthreadOffset_);
-    same = osthread != 0 && *reinterpret_cast<const volatile int32_t*>(osthread + threadIdOffset_) == tid;
+    // r15 of C code is any value: what it points at may be text, whose misaligned "pointer" no
+    // OSThread has (and UBSan rejects the load before the guard could catch it)
+    same = osthread >= 4096 && (osthread & 7) == 0 &&
+           *reinterpret_cast<const volatile int32_t*>(osthread + threadIdOffset_) == tid;
     CrashGuard::disarm_signalSafe();
   }
   return same;
