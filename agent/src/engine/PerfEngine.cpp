@@ -70,8 +70,7 @@ bool nextTickSwitch() {  // the bench's A/B of the placement: the design before 
   return off != nullptr && strcmp(off, "1") == 0;
 }
 
-// Where the handler walks the stack itself: it records a settle's ticks at the thread's stack,
-// and checks a timer's pc against the native modules.
+// Where the handler walks the stack itself: it checks a timer's pc against the native modules.
 bool walksInHandler(const Options& options) {
   return options.walk == WalkMode::kVm || options.walk == WalkMode::kAgct;
 }
@@ -98,7 +97,9 @@ bool PerfEngine::startEngine(const Options& options, std::string* why) {
   std::string refused;
   kernelSampled_ = canSampleKernel(&refused);
   placeAtSyscalls_ = placementAllowed(options, kernelSampled_);
-  settles_ = walksInHandler(options) && !nextTickSwitch();
+  // This engine's ticks always reach a signal handler (walk=copy reads rings: PerfRingEngine), so a
+  // settle request, a signal, reaches every mode.
+  settles_ = !nextTickSwitch();
   kernelReason_ = kernelSampled_ ? "perf allows kernel sampling (root, CAP_PERFMON or perf_event_paranoid <= 1)"
                                  : refused + "; ticks perf drops in the kernel are counted from each thread's CPU clock" +
                                        (placeAtSyscalls_ ? " and placed at the system calls a CPU-time timer finds"

@@ -90,7 +90,8 @@ class CpuCoverageTest {
 
     static Stream<Arguments> shortThreadModes() {
         return Jdks.all().stream().flatMap(jdk -> Stream.of(
-                Arguments.of(jdk, "unprivileged"), Arguments.of(jdk, "percpu=no"), Arguments.of(jdk, "default")));
+                Arguments.of(jdk, "unprivileged"), Arguments.of(jdk, "percpu=no"), Arguments.of(jdk, "percpu=no,walk=remote"),
+                Arguments.of(jdk, "default")));
     }
 
     /**
@@ -100,8 +101,9 @@ class CpuCoverageTest {
      * <ul>
      * <li>{@code unprivileged}, and {@code percpu=no} as root: a perf timer per thread, whose overflow
      * such a thread never reaches. Each thread settles its debt as it ends: whole intervals on its
-     * stack, the last part of an interval pooled into stackless {@code cpu_unsampled} ticks. Without
-     * that, 58-61% (unprivileged) and 51-52% (root) of that CPU became ticks.</li>
+     * stack, the last part of an interval pooled into stackless {@code cpu_unsampled} ticks (with
+     * {@code walk=remote} all of it). Without that, 58-61% (unprivileged) and 51-52% (root) of that
+     * CPU became ticks.</li>
      * <li>{@code default} as root: per-CPU timers, which see a thread from its first instruction;
      * their surplus may reach 8%, as the pair's above (a tick due during a switch fires in the thread
      * switched in): 103.6-105.4% here.</li>
@@ -114,13 +116,13 @@ class CpuCoverageTest {
         boolean unprivileged = mode.equals("unprivileged");
         Assumptions.assumeTrue(unprivileged || Jvm.isRoot(), mode + " needs root (perf's kernel sampling): skipped");
         String name = "cpu coverage " + jdk + " short threads " + mode;
-        Path dir = Build.runDir("cpu-coverage-short-" + jdk.label() + "-" + mode.replace('=', '-'));
+        Path dir = Build.runDir("cpu-coverage-short-" + jdk.label() + "-" + mode.replace('=', '-').replace(',', '-'));
         Path statsFile = dir.resolve("c.json");
         Jvm jvm = Jvm.of(jdk, dir);
         if (unprivileged) {
             jvm.unprivileged();
         }
-        String percpu = mode.equals("percpu=no") ? ",percpu=no" : "";
+        String percpu = mode.startsWith("percpu=no") ? "," + mode : "";
         Jvm.Result run = jvm.agent("start,interval=1ms" + percpu + ",file=" + dir.resolve("c.collapsed") + ",stats=" + statsFile)
                 .main(dev.candor.itest.stress.ThreadChurn.class, "4").run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
