@@ -17,6 +17,7 @@
 #include "walk/SlotFill.h"
 #include "walk/native/NativeStack.h"
 #include "walk/vm/CrashGuard.h"
+#include "walk/vm/GuardedMemory.h"
 #include "walk/vm/VmStackWalker.h"
 
 namespace candor {
@@ -250,11 +251,10 @@ bool RingReader::confirmsThread(uintptr_t candidate, int tid) const {
   volatile bool same = false;  // survives a siglongjmp back here
   if (sigsetjmp(jb, 0) == 0) {
     CrashGuard::arm_signalSafe(&jb);
-    uintptr_t osthread = *reinterpret_cast<const volatile uintptr_t*>(candidate + osthreadOffset_);
+    uintptr_t osthread = loadPtr_signalSafe(candidate + osthreadOffset_);
     // r15 of C code is any value: what it points at may be text, whose misaligned "pointer" no
     // OSThread has (and UBSan rejects the load before the guard could catch it)
-    same = osthread >= 4096 && (osthread & 7) == 0 &&
-           *reinterpret_cast<const volatile int32_t*>(osthread + threadIdOffset_) == tid;
+    same = osthread >= 4096 && (osthread & 7) == 0 && load_signalSafe<int32_t>(osthread + threadIdOffset_) == tid;
     CrashGuard::disarm_signalSafe();
   }
   return same;

@@ -51,10 +51,10 @@ bool CodeCacheLookup::find_signalSafe(uintptr_t pc, BlobInfo* out) const {
     out->codeEnd = static_cast<uintptr_t>(loadField_signalSafe(blob, l_.blobCodeEnd));
     // JDK 17 has no blob kind: nmethods are named "nmethod", native wrappers "native nmethod".
     uintptr_t name = loadPtr_signalSafe(blob + l_.blobName);
-    uint64_t head = name != 0 ? load_signalSafe<uint64_t>(name) : 0;
-    out->isNmethod = head == 0x00646f6874656d6eull ||                                    // "nmethod\0"
-                     (head == 0x6e2065766974616eull && load_signalSafe<uint64_t>(name + 7) ==  // "native n"
-                                                           0x00646f6874656d6eull);               // "nmethod\0"
+    uint64_t head = name != 0 ? loadBytes8_signalSafe(name) : 0;
+    out->isNmethod = head == 0x00646f6874656d6eull ||                                // "nmethod\0"
+                     (head == 0x6e2065766974616eull && loadBytes8_signalSafe(name + 7) ==  // "native n"
+                                                           0x00646f6874656d6eull);           // "nmethod\0"
   }
   if (pc < out->codeBegin || pc >= out->codeEnd) return false;  // in its header or data: no frame
   out->blob = blob;

@@ -297,7 +297,7 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       if (!ok) break;
     } else {
       uintptr_t name = loadPtr_signalSafe(b.blob + l_.blobName);
-      uint64_t prefix = name != 0 ? load_signalSafe<uint64_t>(name) : 0;
+      uint64_t prefix = name != 0 ? loadBytes8_signalSafe(name) : 0;
       bool inStubRoutines = prefix == 0x74756f5262757453ull;  // "StubRout"
       frames[n++] = {kStubFrameBci, StubNames::tagFor_signalSafe(r.pc, reinterpret_cast<const char*>(name), inStubRoutines)};
       // vtable and itable stubs ("vtable chunks") and inline-cache stubs ("InlineCacheBuffer")

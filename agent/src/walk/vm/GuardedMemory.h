@@ -16,13 +16,34 @@ namespace candor {
 // low address for one of its implicit null checks and stop the process.
 constexpr uintptr_t kLowestJvmAddress = uintptr_t(1) << 24;
 
+// A guarded read may land anywhere, malloc'd memory's redzones included (r15 of C code taken
+// for a JavaThread): AddressSanitizer must not check it, the crash guard does. Not inlined then,
+// since GCC inlines no unchecked function into a checked one.
+#if defined(__SANITIZE_ADDRESS__)
+#define CANDOR_GUARDED_READ __attribute__((no_sanitize_address, noinline))
+#else
+#define CANDOR_GUARDED_READ
+#endif
+
+// Every field read here is naturally aligned (strings go through loadBytes8_signalSafe): a
+// misaligned address is garbage too (a zapped frame link, 0xdeaddeaf...), and ends the walk.
 template <typename T>
-inline T load_signalSafe(uintptr_t addr) {
-  if (addr < kLowestJvmAddress) CrashGuard::bail_signalSafe();
+CANDOR_GUARDED_READ inline T load_signalSafe(uintptr_t addr) {
+  if (addr < kLowestJvmAddress || (addr & (sizeof(T) - 1)) != 0) CrashGuard::bail_signalSafe();
   return *reinterpret_cast<const volatile T*>(addr);
 }
 
 inline uintptr_t loadPtr_signalSafe(uintptr_t addr) { return load_signalSafe<uintptr_t>(addr); }
+
+// Eight bytes at any address, such as the start of a C string (which need not be 8-aligned: a
+// misaligned load through a uint64_t* is undefined, and UBSan stops the process on it).
+CANDOR_GUARDED_READ inline uint64_t loadBytes8_signalSafe(uintptr_t addr) {
+  struct __attribute__((packed)) Bytes8 {
+    uint64_t v;
+  };
+  if (addr < kLowestJvmAddress) CrashGuard::bail_signalSafe();
+  return reinterpret_cast<const volatile Bytes8*>(addr)->v;
+}
 
 // A field of any width, sign-extended (HotSpot's offsets and sizes are signed ints).
 inline int64_t loadField_signalSafe(uintptr_t base, VmOff f) {
