@@ -105,8 +105,9 @@ class CpuCoverageTest {
      * {@code walk=remote} all of it). Without that, 58-61% (unprivileged) and 51-52% (root) of that
      * CPU became ticks.</li>
      * <li>{@code default} as root: per-CPU timers, which see a thread from its first instruction;
-     * their surplus may reach 8%, as the pair's above (a tick due during a switch fires in the thread
-     * switched in): 103.6-105.4% here.</li>
+     * their surplus may reach 12% (a tick due while a CPU switches from idle into a new thread fires
+     * in that thread, and every thread here starts once): 103.6-105.4% here, 107.2-107.5% under
+     * ASan, whose slower thread starts leave the CPUs idle more often.</li>
      * </ul>
      */
     @ParameterizedTest(name = "{0} {1}")
@@ -135,7 +136,7 @@ class CpuCoverageTest {
         Figures.line(String.format("%s: %d threads, %d ticks for %.0f ms of their CPU (%s), cpu_unsampled %d", name,
                 stats.threads(), stats.ticks(), stats.profiledCpuNs() / 1e6, Figures.pct(ratio), cpuUnsampled));
         assertTrue(stats.threads() >= 1000, name + ": only " + stats.threads() + " threads");
-        assertTrue(ratio >= 0.92 && ratio <= (perCpu ? 1.08 : 1.05), name + ": ticks per interval of the threads' CPU " + ratio);
+        assertTrue(ratio >= 0.92 && ratio <= (perCpu ? 1.12 : 1.05), name + ": ticks per interval of the threads' CPU " + ratio);
         if (!perCpu) {
             assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
         }
