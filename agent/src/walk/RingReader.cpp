@@ -251,10 +251,9 @@ bool RingReader::confirmsThread(uintptr_t candidate, int tid) const {
   volatile bool same = false;  // survives a siglongjmp back here
   if (sigsetjmp(jb, 0) == 0) {
     CrashGuard::arm_signalSafe(&jb);
+    // r15 of C code is any value: the guarded loads end on a low or misaligned "OSThread" as on a fault
     uintptr_t osthread = loadPtr_signalSafe(candidate + osthreadOffset_);
-    // r15 of C code is any value: what it points at may be text, whose misaligned "pointer" no
-    // OSThread has (and UBSan rejects the load before the guard could catch it)
-    same = osthread >= 4096 && (osthread & 7) == 0 && load_signalSafe<int32_t>(osthread + threadIdOffset_) == tid;
+    same = load_signalSafe<int32_t>(osthread + threadIdOffset_) == tid;
     CrashGuard::disarm_signalSafe();
   }
   return same;

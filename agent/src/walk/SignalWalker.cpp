@@ -71,9 +71,11 @@ void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, c
   uint64_t owed;
   if (batch.settle) {
     owed = batch.unsampledKernel;  // wherever the thread is: its timer goes, or the session stops
-    // walk=remote: its walker keeps no marker on top of a stack, so the whole debt goes stackless
-    uint64_t stackless = batch.unsampledCpu + (remote_ != nullptr ? owed : 0);
-    if (remote_ != nullptr) owed = 0;
+    uint64_t stackless = batch.unsampledCpu;
+    if (remote_ != nullptr) {  // its walker keeps no marker on top of a stack: the whole debt goes stackless
+      stackless += owed;
+      owed = 0;
+    }
     if (stackless > 0) {
       recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, monotonicNs(), clampWeight(stackless));
     }
