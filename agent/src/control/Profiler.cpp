@@ -639,6 +639,7 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   base_.estimated = lp(counters_.estimated);
   base_.wallNs = nowNs;
   base_.cpuNs = endCpuNs_;
+  registry_.retireEnded();  // threads that ended are in a report now: their records are not kept for days
   base_.threadCpuNs.clear();
   for (const ThreadRecord& t : registry_.snapshot()) base_.threadCpuNs[t.tid] = t.cpuNs;
   store_.clear();

@@ -157,6 +157,8 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
     if (it != accounting.perThread().end()) {
       ticks = it->second.ticks;
       recorded = it->second.recorded;
+    } else if (t.endedBeforeInterval && t.cpuNs == 0) {
+      continue;  // loop=: an earlier interval's report listed it; kept only to name a late sample
     }
     r.threads.push_back({t.tid, t.name, threadKindName(t.kind), t.cpuNs, ticks, recorded});
     r.profiledCpuNs += t.cpuNs;

@@ -66,6 +66,7 @@ void ThreadRegistry::add(int tid, const std::string& name, ThreadKind kind, JNIE
   auto [it, isNew] = threads_.try_emplace(tid);
   ThreadRecord& r = it->second;
   if (!isNew && r.live) return;
+  r.endedBeforeInterval = false;
   if (isNew) {
     r.tid = tid;
     r.name = name;
@@ -193,7 +194,7 @@ std::vector<int> ThreadRegistry::armedTids() {
 
 uint64_t ThreadRegistry::armedCpuNs() {
   std::lock_guard<std::mutex> lock(mutex_);
-  uint64_t sum = 0;
+  uint64_t sum = retiredCpuNs_;
   for (const auto& [tid, r] : threads_) sum += cpuSoFar(r);
   return sum;
 }
@@ -205,9 +206,24 @@ size_t ThreadRegistry::armedCount() {
   return n;
 }
 
+void ThreadRegistry::retireEnded() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    ThreadRecord& r = it->second;
+    if (!r.live && r.endedBeforeInterval) {
+      retiredCpuNs_ += r.cpuNs;
+      it = threads_.erase(it);
+      continue;
+    }
+    if (!r.live) r.endedBeforeInterval = true;
+    ++it;
+  }
+}
+
 void ThreadRegistry::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   threads_.clear();
+  retiredCpuNs_ = 0;
 }
 
 }  // namespace candor

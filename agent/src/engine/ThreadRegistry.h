@@ -35,6 +35,7 @@ struct ThreadRecord {
   bool armed = true;   // false: the engine could not arm it (e.g. no file descriptor left); its CPU is not profiled
   jthread ref = nullptr;  // global reference, Java threads only, when a sampler runs
   int wallIndex = -1;     // WallTargets entry, when a sampler runs
+  bool endedBeforeInterval = false;  // loop=: ended in an earlier interval, kept one more (retireEnded)
 };
 
 // What the sampler thread needs of one thread for one tick.
@@ -69,6 +70,13 @@ class ThreadRegistry {
   size_t armedCount();
   // The live threads whose timer is armed.
   std::vector<int> armedTids();
+  // loop=, as an interval closes (its report written): forgets the threads that ended before it,
+  // whose CPU and ticks an earlier report holds, and marks those that ended in it. A marked record
+  // still names a late sample of its thread in the next interval, which does not list it otherwise.
+  // So the registry holds the live threads and two intervals' ends, not every thread the JVM ever
+  // started: a service that starts threads by the thousand keeps it (and each interval's report)
+  // bounded for days, as pid_max bounds nothing much (4M tids on large machines).
+  void retireEnded();
   void clear();
 
  private:
@@ -84,6 +92,7 @@ class ThreadRegistry {
   std::unique_ptr<std::regex> nameFilter_;
   std::vector<int> tidFilter_;
   std::map<int, ThreadRecord> threads_;
+  uint64_t retiredCpuNs_ = 0;  // CPU of the records retireEnded forgot: armedCpuNs stays a running total
   std::vector<jthread> deadRefs_;  // deleted by the sampler thread (see samplerTargets)
   bool warned_ = false;
 };
