@@ -506,7 +506,7 @@ TEST(JfrRecorder, ChunksAccountForEveryTick) {
     slot.numFrames = n;
     slot.timeNs = t;
     uint32_t id = n > 0 ? store.add(frames, n, slot.tid) : DrainListener::kNoTrace;
-    rec.onDrained(slot, id);
+    rec.onDrained(slot, id, n > 0 ? n : slot.numFrames);
   };
   for (int i = 0; i < 10; i++) sample(3, now + i);
   sample(-2, now + 10);  // gc_active
@@ -585,18 +585,19 @@ TEST(JfrRecorder, WallSamplesKeepTheirStateAndRepeats) {
   SampleSlot slot{};
   slot.kind = static_cast<uint8_t>(SampleKind::kWall);
   ASGCT_CallFrame frames[1] = {{0, nullptr}};
-  auto tick = [&](int tid, int32_t code, ThreadState state, bool stack) {
+  // `outcome`: what SampleAccounting resolved the tick to (a repeat: the thread's last outcome)
+  auto tick = [&](int tid, int32_t code, ThreadState state, int32_t outcome) {
     slot.tid = tid;
     slot.numFrames = code;
     slot.state = static_cast<uint8_t>(state);
     slot.timeNs = 1000 + tid;
-    rec.onDrained(slot, stack ? store.add(frames, 1, tid) : DrainListener::kNoTrace);
+    rec.onDrained(slot, outcome > 0 ? store.add(frames, 1, tid) : DrainListener::kNoTrace, outcome);
   };
-  tick(1, 1, ThreadState::kParked, true);
-  tick(1, kRepeatLastCode, ThreadState::kParked, true);  // repeats a stack: the accounting passes its trace
-  tick(2, -5, ThreadState::kRunning, false);              // unknown_java
-  tick(2, kRepeatLastCode, ThreadState::kRunning, false);  // repeats unknown_java
-  tick(3, kRepeatLastCode, ThreadState::kSleeping, false);  // nothing to repeat: unknown_state
+  tick(1, 1, ThreadState::kParked, 1);
+  tick(1, kRepeatLastCode, ThreadState::kParked, 1);  // repeats a stack: the accounting passes its trace
+  tick(2, -5, ThreadState::kRunning, -5);              // unknown_java
+  tick(2, kRepeatLastCode, ThreadState::kRunning, -5);  // repeats unknown_java
+  tick(3, kRepeatLastCode, ThreadState::kSleeping, kUnknownStateCode);  // nothing to repeat: unknown_state
   ProfileReport report;
   rec.flush(report, true);
   Chunk c = parseChunk(readFile(path));

@@ -119,6 +119,53 @@ TEST(SampleAccounting, EveryPublishedSlotLandsInOneBucket) {
   EXPECT_EQ(accounting.drain(ring), 0u);
 }
 
+// The wall sampler repeats an idle thread's last sample without signalling it, across loop=
+// intervals too: a repeat after startInterval lands on the stack it repeats (copied into the
+// emptied store), a repeated failure on its bucket, and a thread that ended carries nothing.
+TEST(SampleAccounting, WallRepeatsKeepTheirOutcomeAcrossIntervals) {
+  SampleRing ring(64, 8);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  struct Outcomes : DrainListener {
+    std::vector<int32_t> seen;
+    void onDrained(const SampleSlot&, uint32_t, int32_t outcome) override { seen.push_back(outcome); }
+  } outcomes;
+  accounting.setListener(&outcomes);
+  auto publish = [&](int tid, int numFrames) {
+    SampleSlot* s = ring.tryClaim_signalSafe();
+    ASSERT_NE(s, nullptr);
+    s->tid = tid;
+    s->kind = static_cast<uint8_t>(SampleKind::kWall);
+    s->state = static_cast<uint8_t>(ThreadState::kParked);
+    s->numFrames = numFrames;
+    for (int i = 0; i < numFrames; i++) s->frames[i] = {i, m(i + 1)};
+    ring.publish_signalSafe(s);
+  };
+  publish(1, 3);
+  publish(2, -5);  // unknown_java
+  publish(3, 2);   // a thread that ends before the interval does
+  accounting.drain(ring);
+  std::vector<StoredFrame> stack;
+  for (const auto& [key, n] : store.counts()) {
+    if (key.tid == 1) stack = store.frames(key.trace);
+  }
+
+  accounting.startInterval(0, {1, 2});
+  EXPECT_EQ(store.totalSamples(), 0u);
+  outcomes.seen.clear();
+  publish(1, kRepeatLastCode);
+  publish(2, kRepeatLastCode);
+  publish(3, kRepeatLastCode);
+  EXPECT_EQ(accounting.drain(ring), 3u);
+  EXPECT_EQ(accounting.recorded(), 1u);
+  ASSERT_EQ(store.counts().size(), 1u);
+  EXPECT_EQ(store.frames(store.counts().begin()->first.trace), stack);
+  EXPECT_EQ(store.traceCount(), 1u);
+  EXPECT_EQ(accounting.failures(Bucket::kUnknownJava), 1u);
+  EXPECT_EQ(accounting.failures(Bucket::kUnknownState), 1u);
+  EXPECT_EQ(outcomes.seen, (std::vector<int32_t>{3, -5, kUnknownStateCode}));
+}
+
 TEST(TickBuckets, AgctCodesHaveNames) {
   EXPECT_STREQ(bucketName(bucketForCode(0)), "no_java_frame");
   EXPECT_STREQ(bucketName(bucketForCode(-1)), "no_class_load");

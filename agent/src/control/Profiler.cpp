@@ -642,8 +642,7 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
   registry_.retireEnded();  // threads that ended are in a report now: their records are not kept for days
   base_.threadCpuNs.clear();
   for (const ThreadRecord& t : registry_.snapshot()) base_.threadCpuNs[t.tid] = t.cpuNs;
-  store_.clear();
-  accounting_.startInterval(nowNs);
+  accounting_.startInterval(nowNs, registry_.liveTids());  // empties the store too
   names_->startInterval();  // names (methods, frames, classes) neither this interval nor the last used are forgotten
   labels_.prune();  // the sets no thread is in were the last interval's only
   // What the interval freed goes back to the system: without it, the freed chunks of each

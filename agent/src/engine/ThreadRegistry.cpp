@@ -192,6 +192,15 @@ std::vector<int> ThreadRegistry::armedTids() {
   return out;
 }
 
+std::vector<int> ThreadRegistry::liveTids() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<int> out;
+  for (const auto& [tid, r] : threads_) {
+    if (r.live) out.push_back(tid);
+  }
+  return out;
+}
+
 uint64_t ThreadRegistry::armedCpuNs() {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t sum = retiredCpuNs_;

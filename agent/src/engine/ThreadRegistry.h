@@ -68,8 +68,9 @@ class ThreadRegistry {
   // One clock read per live thread (about 1 µs each).
   uint64_t armedCpuNs();
   size_t armedCount();
-  // The live threads whose timer is armed.
+  // The live threads whose timer is armed; all live threads.
   std::vector<int> armedTids();
+  std::vector<int> liveTids();
   // loop=, as an interval closes (its report written): forgets the threads that ended before it,
   // whose CPU and ticks an earlier report holds, and marks those that ended in it. A marked record
   // still names a late sample of its thread in the next interval, which does not list it otherwise.

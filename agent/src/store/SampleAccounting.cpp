@@ -5,9 +5,10 @@
 namespace candor {
 
 uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind,
-                                        ThreadState state) {
+                                        ThreadState state, int32_t* outcome) {
   int k = static_cast<int>(kind);
   uint64_t w = slot.weight;  // ticks the slot stands for; every count below is in ticks
+  *outcome = slot.numFrames;
   if (isValueKind(kind)) return landValued(slot, frames, kind, state);
   ThreadTicks& t = perThread_[slot.tid];
   t.ticks += w;
@@ -24,6 +25,7 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
       recorded_[k] += w;
       t.recorded += w;
       timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, it->second.trace, Bucket::kNoJavaFrame, w);
+      *outcome = it->second.code;
       return it->second.trace;
     } else {
       code = it->second.code;
@@ -46,6 +48,7 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, TimelineLog::kNoTrace, bucket, w);
   }
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
+  *outcome = code;
   return trace;
 }
 
@@ -76,24 +79,41 @@ uint64_t SampleAccounting::drain(SampleRing& ring) {
   for (SampleSlot* slot; (slot = ring.peek()) != nullptr; n++) {
     auto kind = static_cast<SampleKind>(slot->kind < kKinds ? slot->kind : 0);
     auto state = static_cast<ThreadState>(slot->state < kStates ? slot->state : 0);
-    uint32_t trace = landInBucket(*slot, ring.framesOf(slot), kind, state);
+    int32_t outcome;
+    uint32_t trace = landInBucket(*slot, ring.framesOf(slot), kind, state, &outcome);
     if (slot->latencyNs >= 0) {
       int k = static_cast<int>(kind);
       latency_[k].recordCorrected(static_cast<uint64_t>(slot->latencyNs), schedule_[k]);
     }
     if (slot->handlerNs != 0) handler_[static_cast<int>(kind)].record(slot->handlerNs);
-    if (listener_ != nullptr) listener_->onDrained(*slot, trace);
+    if (listener_ != nullptr) listener_->onDrained(*slot, trace, outcome);
     ring.release(slot);
   }
   return n;
 }
 
-void SampleAccounting::startInterval(uint64_t nowNs) {
+void SampleAccounting::startInterval(uint64_t nowNs, const std::vector<int>& liveTids) {
+  struct Kept {
+    int tid;
+    LastResult last;
+    std::vector<StoredFrame> stack;  // leaf first; empty for a failure
+  };
+  std::vector<Kept> kept;
+  for (int tid : liveTids) {  // a thread that ended repeats nothing: its entry goes
+    auto it = lastWall_.find(tid);
+    if (it == lastWall_.end()) continue;
+    kept.push_back({tid, it->second, it->second.code > 0 ? store_.frames(it->second.trace) : std::vector<StoredFrame>{}});
+  }
   std::array<uint64_t, kKinds> schedule = schedule_;
   bool timeline = timeline_.enabled();
   clear();
+  store_.clear();
   schedule_ = schedule;
   if (timeline) timeline_.start(nowNs);
+  for (Kept& k : kept) {
+    if (k.last.code > 0) k.last.trace = store_.intern(k.stack);
+    lastWall_[k.tid] = k.last;
+  }
 }
 
 uint64_t SampleAccounting::recorded() const {

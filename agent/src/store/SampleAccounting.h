@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "base/Vocabulary.h"
 #include "concurrent/SampleRing.h"
@@ -26,9 +27,11 @@ struct ThreadTicks {
 class DrainListener {
  public:
   virtual ~DrainListener() = default;
-  // traceId is the store's id for a recorded stack, or kNoTrace for a failure. Use traceId, not
-  // slot.frames: a repeated wall sample (numFrames == kRepeatLastCode) carries no frames.
-  virtual void onDrained(const SampleSlot& slot, uint32_t traceId) = 0;
+  // traceId is the store's id for a recorded stack, or kNoTrace for a failure; `outcome` is > 0
+  // for a stack, else the failure's code. Use these, not slot.frames and slot.numFrames: a
+  // repeated wall sample (numFrames == kRepeatLastCode) carries neither, and they say what it
+  // repeated as the accounting resolved it.
+  virtual void onDrained(const SampleSlot& slot, uint32_t traceId, int32_t outcome) = 0;
   static constexpr uint32_t kNoTrace = UINT32_MAX;
 };
 
@@ -87,17 +90,22 @@ class SampleAccounting {
   TimelineLog& timeline() { return timeline_; }
   const TimelineLog& timeline() const { return timeline_; }
   void clear();
-  // loop=: a new interval; everything counted so far goes, the sampling schedule stays and the
-  // timeline (if on) restarts at `nowNs`.
-  void startInterval(uint64_t nowNs);
+  // loop=: a new interval. Everything counted so far goes, and the store is emptied; the sampling
+  // schedule stays and the timeline (if on) restarts at `nowNs`. The last wall outcome of each
+  // thread in `liveTids` stays too, its stack copied into the emptied store uncounted: the wall
+  // sampler repeats an idle thread's last sample without signalling it, maybe for many intervals,
+  // and each repeat must land on the stack it repeats (without this, on unknown_state).
+  void startInterval(uint64_t nowNs, const std::vector<int>& liveTids);
 
  private:
   struct LastResult {
     uint32_t trace;
     int32_t code;  // > 0: a stack (trace is valid); <= 0: the failure code
   };
-  // `frames`: the slot's stack, in the slot or in its spill buffer.
-  uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
+  // `frames`: the slot's stack, in the slot or in its spill buffer. Returns the trace, or kNoTrace
+  // with the failure's code in *outcome (> 0 with a trace).
+  uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state,
+                        int32_t* outcome);
   uint32_t landValued(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
 
   TraceStore& store_;

@@ -41,16 +41,22 @@ uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, 
     node = child(node, frameAt(d));
     path.push_back(node);
   }
-  if (!nodes_[node].isTrace) {
-    nodes_[node].isTrace = true;
-    traceCount_++;
-  }
   addAgain(node, tid, kind, state, count, labels);
+  return node;
+}
+
+uint32_t TraceStore::intern(const std::vector<StoredFrame>& leafFirst) {
+  uint32_t node = 0;
+  for (auto f = leafFirst.rbegin(); f != leafFirst.rend(); ++f) node = child(node, ASGCT_CallFrame{f->bci, f->method});
   return node;
 }
 
 void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count,
                           uint32_t labels) {
+  if (!nodes_[trace].isTrace) {  // its first sample (an interned trace gets it here)
+    nodes_[trace].isTrace = true;
+    traceCount_++;
+  }
   counts_[Key{trace, tid, kind, state, labels}] += count;
   total_ += count;
 }

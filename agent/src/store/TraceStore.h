@@ -30,6 +30,9 @@ class TraceStore {
   uint32_t add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind = SampleKind::kCpu,
                ThreadState state = ThreadState::kUnknown, uint64_t count = 1, bool truncated = false,
                uint32_t labels = 0);
+  // The trace of `leafFirst` (frames() of a trace), stored without a sample: for a stack a later
+  // sample repeats by its id (SampleAccounting::startInterval).
+  uint32_t intern(const std::vector<StoredFrame>& leafFirst);
   // Counts one more sample of a trace already stored.
   void addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState state, uint64_t count = 1, uint32_t labels = 0);
 

@@ -100,18 +100,10 @@ void JfrRecorder::addSettingsEvent(uint64_t ticks) {
   events_.putEvent(scratch_);
 }
 
-void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
+void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId, int32_t outcome) {
   if (fd_ < 0) return;
   auto kind = static_cast<SampleKind>(slot.kind < kKinds ? slot.kind : 0);
   auto state = static_cast<ThreadState>(slot.state < kStates ? slot.state : 0);
-  // A repeated wall sample carries no frames and no code: it repeats the thread's last outcome,
-  // as SampleAccounting resolves it (a stack: traceId; a failure: the last failure's bucket).
-  int32_t code = traceId != kNoTrace ? 1 : slot.numFrames;
-  if (code == kRepeatLastCode) {
-    auto it = lastWallCode_.find(slot.tid);
-    code = it != lastWallCode_.end() ? it->second : -static_cast<int32_t>(Bucket::kUnknownState);  // nothing to repeat
-  }
-  if (kind == SampleKind::kWall) lastWallCode_[slot.tid] = code;
 
   scratch_.clear();
   if (traceId != kNoTrace && isValueKind(kind)) {
@@ -156,7 +148,7 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId) {
     scratch_.putVarLong(jfr::kFailedTick);
     scratch_.putVarLong(slot.timeNs);
     scratch_.putVarLong(jfr::ConstantPools::threadKey(slot.tid));
-    scratch_.putString(bucketName(bucketForCode(code)));
+    scratch_.putString(bucketName(bucketForCode(outcome)));
     scratch_.putString(sampleKindName(kind));
     pools_.putLabels(scratch_, slot.labels);
   }

@@ -42,7 +42,7 @@ class JfrRecorder : public DrainListener {
 
   // At start: creates the file; false with a one-line reason.
   bool open(std::string* why);
-  void onDrained(const SampleSlot& slot, uint32_t traceId) override;
+  void onDrained(const SampleSlot& slot, uint32_t traceId, int32_t outcome) override;
   // After every drain step: writes a chunk when the current one is big or old enough.
   void maybeFlush();
   // dump (final=false: flush what is buffered, keep recording) or stop (final=true: write the
@@ -107,7 +107,6 @@ class JfrRecorder : public DrainListener {
   uint64_t fileChunks_ = 0;  // in the current file
   uint64_t largestChunk_ = 0;
   std::unordered_map<int, jfr::ThreadName> threadNames_;
-  std::unordered_map<int, int32_t> lastWallCode_;  // per tid: the last wall tick's outcome (> 0: a stack)
 };
 
 }  // namespace candor

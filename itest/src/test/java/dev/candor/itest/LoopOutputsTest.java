@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.candor.itest.workload.Hot;
 import dev.candor.itest.workload.KnownAnswer;
+import dev.candor.itest.workload.WallStates;
 import dev.candor.model.CollapsedProfile;
+import dev.candor.model.ProfileStats;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -85,5 +88,53 @@ class LoopOutputsTest {
         assertTrue(stems.size() >= 4, name + ": 3.5 s of work in 1 s intervals: " + stems);
         assertEquals(truthShare, share, 0.05, name + ": the intervals together hold the known answer");
         assertTrue(total > 3000, name + ": every interval's ticks, " + total);
+    }
+
+    /**
+     * {@code event=wall} with {@code loop=2s}: the wall sampler repeats an idle thread's last sample
+     * without signalling it (its stack cannot have changed), for as long as the thread stays idle, so
+     * across rotations too. Every interval must keep those repeats on the thread's stack, in the stats,
+     * the collapsed file and the .jfr alike. Before, each interval but the first put them all into
+     * {@code unknown_state}: half of WallStates' ticks, nearly all of an idle thread pool's.
+     */
+    @Test
+    void wallRepeatsKeepTheirStacksAcrossIntervals() throws Exception {
+        Jdks.Jdk jdk = Targets.client();
+        String name = "loop wall " + jdk;
+        Path dir = Build.runDir("loop-wall-" + jdk.label());
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=wall,threads,loop=2s,file=" + dir.resolve("w.collapsed") + ",file="
+                        + dir.resolve("w.jfr") + ",stats=" + dir.resolve("w.json"))
+                .main(WallStates.class, "7")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        List<String> stems = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            files.map(f -> f.getFileName().toString()).filter(f -> f.matches("w-\\d{8}-\\d{6}(-\\d+)?\\.json"))
+                    .map(f -> f.substring(0, f.length() - 5)).sorted().forEach(stems::add);
+        }
+        assertTrue(stems.size() >= 3, name + ": 7 s in 2 s intervals: " + stems);
+        List<String> rows = new ArrayList<>();
+        for (String stem : stems) {
+            ProfileStats s = Profiles.stats(dir.resolve(stem + ".json"), run);
+            Profiles.assertIdentity(s, name + " " + stem);
+            CollapsedProfile p = Profiles.collapsed(dir.resolve(stem + ".collapsed"), run);
+            long sleeping = Profiles.threadSubtree(p, "sleeper", name + " " + stem)
+                    .count(st -> st.anyFrame(f -> f.equals("java.lang.Thread.sleep")));
+            ReportTool.Ran rep = ReportTool.report(jdk, dir, dir.resolve(stem + ".jfr").toString(), "-o",
+                    dir.resolve(stem + "-report.collapsed").toString());
+            assertEquals(0, rep.exitCode(), rep.describe());
+            CollapsedProfile fromJfr = CollapsedProfile.read(dir.resolve(stem + "-report.collapsed"));
+            long unknownInJfr = fromJfr.count(st -> st.anyFrame(f -> f.equals("[unknown_state]")));
+            long unknown = s.failure("unknown_state");
+            rows.add(String.format("%s: %d ticks, unknown_state %d (.jfr %d), sleeper in Thread.sleep %d", stem,
+                    s.ticks(), unknown, unknownInJfr, sleeping));
+            assertTrue(unknown <= s.ticks() / 100, name + " " + stem + ": repeats lost their stack: " + rows);
+            assertEquals(unknown, unknownInJfr, name + " " + stem + ": the .jfr's unknown_state ticks: " + rows);
+            assertEquals(s.ticks(), fromJfr.total(), name + " " + stem + ": the .jfr holds the interval's ticks");
+            // 2 s at 20 ms, four threads of a dozen per tick: the sleeper is chosen many times
+            assertTrue(sleeping >= 10, name + " " + stem + ": the sleeping thread's stack: " + rows);
+        }
+        Figures.line(name + ": " + rows);
     }
 }
