@@ -585,6 +585,8 @@ std::string Profiler::status() {
   std::lock_guard<std::mutex> storeLock(storeMutex_);
   drainLocked();
   int shownSignal = engine_ && engine_->signal() != 0 ? engine_->signal() : wallSignal_;
+  // The session's counts: with loop=, the intervals written so far and the current one, so that
+  // ticks = recorded + failed + dropped holds here as in every report.
   char buf[512];
   snprintf(buf, sizeof buf,
            "running event=%s signal=%s timers=%s interval_ns=%lld seconds=%.1f threads=%zu ticks=%llu recorded=%llu "
@@ -593,8 +595,8 @@ std::string Profiler::status() {
            static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs),
            (clockNs(CLOCK_MONOTONIC) - startWallNs_) / 1e9, registry_.armedCount(),
            static_cast<unsigned long long>(counters_.totalTicks()),
-           static_cast<unsigned long long>(accounting_.recorded()),
-           static_cast<unsigned long long>(accounting_.failuresTotal()),
+           static_cast<unsigned long long>(base_.recorded + accounting_.recorded()),
+           static_cast<unsigned long long>(base_.failed + accounting_.failuresTotal()),
            static_cast<unsigned long long>(counters_.totalDropped()));
   return buf;
 }
@@ -632,6 +634,8 @@ void Profiler::rotateIntervalLocked(uint64_t nowNs) {
     uint64_t failed = 0;
     for (int b = 0; b < kBuckets; b++) failed += accounting_.failures(kind, static_cast<Bucket>(b));
     base_.ticks[k] += accounting_.recorded(kind) + failed + (lp(counters_.dropped[k]) - base_.dropped[k]);
+    base_.recorded += accounting_.recorded(kind);
+    base_.failed += failed;
     base_.dropped[k] = lp(counters_.dropped[k]);
     base_.droppedValue[k] = lp(counters_.droppedValue[k]);
   }

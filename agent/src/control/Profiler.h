@@ -109,6 +109,7 @@ class Profiler {
   struct IntervalBase {
     std::array<uint64_t, kKinds> ticks{}, dropped{}, droppedValue{};
     uint64_t merged = 0, estimated = 0, wallNs = 0, cpuNs = 0;
+    uint64_t recorded = 0, failed = 0;  // of all kinds, earlier intervals: status adds the current one's
     std::unordered_map<int, uint64_t> threadCpuNs;
   };
   IntervalBase base_;
