@@ -26,8 +26,8 @@ struct CpuTickBatch {
   // KernelTime::kEstimated: not a tick but the thread's CPU-time timer, which finds it where its
   // kernel time was spent when it fired in a system call (the signal waits for the call to return).
   bool cpuTimer = false;
-  // With cpuTimer: a request to pay the thread's whole debt wherever it is (unsampledKernel), sent
-  // as its timer goes (thread end) or the session stops (Engine::settleThreads).
+  // With cpuTimer: a request to pay the thread's whole debt (unsampledKernel), stackless, sent as
+  // its timer goes (thread end) or the session stops (Engine::settleThreads).
   bool settle = false;
   // With settle: cpu_unsampled ticks, the thread's last part of an interval pooled with every other
   // thread's (a short-lived thread's whole CPU may be less than one interval).

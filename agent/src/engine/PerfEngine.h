@@ -25,11 +25,10 @@
 //
 // Settling. A thread's debt is counted from its arming when it is armed on itself (ThreadStart),
 // not from its first tick, which a thread shorter than an interval never gets. What a thread still
-// owes when it ends or the session stops, a signal asks it to pay where it is (settleThisThread,
-// settleThreads: an idle pool thread is in its futex call, a good place); its last part of an
-// interval is pooled with other threads' into stackless cpu_unsampled ticks (with walk=remote, whose
-// walker keeps no marker on top of a stack, the whole debt). This holds in every mode, kernel
-// sampled or not: a per-thread perf timer overflows only after an interval of the thread's own CPU,
+// owes when it ends or the session stops, a signal asks it to pay (settleThisThread, settleThreads:
+// the debt is in its own thread-local mark), as stackless cpu_unsampled ticks: where the thread is
+// then (an idle pool thread: its park) is not where the time went. Its last part of an interval is
+// pooled with other threads' into whole ticks. This holds in every mode, kernel sampled or not: a per-thread perf timer overflows only after an interval of the thread's own CPU,
 // so without it about half the CPU of threads that live for less than that went without a tick.
 //
 // Each thread's event gets a small sample ring (PerfTickRing) holding the time of every overflow

@@ -54,8 +54,8 @@ class SignalWalker : public SignalSampleSink {
     Engine* engine = nullptr;
     bool kernelSite = false;  // owed kernel ticks at a system call: [kernel_unsampled] on top
   };
-  // A `cpuTimer` batch: the thread's owed kernel ticks, if it stopped at a system call (or, a
-  // settle request, wherever it is).
+  // A `cpuTimer` batch: the thread's owed kernel ticks, if it stopped at a system call; a settle
+  // request: its whole debt, stackless.
   void takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch, Engine& engine);
   // Walks on this thread (or hands to the remote walker), charging the walk to the throttle for
   // CPU ticks; returns the slot it published or nullptr (dropped, remote, or a failure).
