@@ -28,8 +28,9 @@
 // owes when it ends or the session stops, a signal asks it to pay (settleThisThread, settleThreads:
 // the debt is in its own thread-local mark), as stackless cpu_unsampled ticks: where the thread is
 // then (an idle pool thread: its park) is not where the time went. Its last part of an interval is
-// pooled with other threads' into whole ticks. This holds in every mode, kernel sampled or not: a per-thread perf timer overflows only after an interval of the thread's own CPU,
-// so without it about half the CPU of threads that live for less than that went without a tick.
+// pooled with other threads' into whole ticks. This holds in every mode, kernel sampled or not: a
+// per-thread perf timer overflows only after an interval of the thread's own CPU, so without it
+// about half the CPU of threads that live for less than that went without a tick.
 //
 // Each thread's event gets a small sample ring (PerfTickRing) holding the time of every overflow
 // and, with kernel sampling, the kernel callchain: the handler reads it without a system call,

@@ -104,7 +104,6 @@ void JfrRecorder::onDrained(const SampleSlot& slot, uint32_t traceId, int32_t ou
   if (fd_ < 0) return;
   auto kind = static_cast<SampleKind>(slot.kind < kKinds ? slot.kind : 0);
   auto state = static_cast<ThreadState>(slot.state < kStates ? slot.state : 0);
-
   scratch_.clear();
   if (traceId != kNoTrace && isValueKind(kind)) {
     // The class is the trace's innermost frame (walk/JvmtiWalker); JFR names it in the event.

@@ -32,9 +32,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * cpu engine. The server measures where its CPU went itself: each endpoint's thread CPU clock
  * (user + system) around its method, beside its Java threads' CPU; the rest is Jetty's I/O and
  * HTTP work ("other", where most of the system time is). The profile's shares of the five parts
- * must be that distribution within 3 points each where the kernel is sampled (root's per-CPU
- * default), 4 points as an unprivileged user (kernel time estimated from CPU clocks and placed at
- * the system calls a CPU-time timer finds; see below). A profiler blind to kernel time shrinks
+ * must be that distribution within 3 points each, where the kernel is sampled (root's per-CPU
+ * default) and as an unprivileged user (kernel time estimated from CPU clocks and placed at the
+ * system calls a CPU-time timer finds; see below). A profiler blind to kernel time shrinks
  * "other" by the server's system share (~12%) and fails.
  */
 class ServerAccuracyTest {
@@ -113,15 +113,16 @@ class ServerAccuracyTest {
                 result.path("requests").asLong(), s.path("timers").asText(), s.path("kernel").path("mode").asText(),
                 String.join(", ", cells), distance));
         assertTrue(result.path("requests").asLong() > 3000, name + ": too few requests for the shares: " + result);
-        // 3 points where the kernel is sampled. Where its time is estimated from CPU clocks, its amount is exact
-        // and its place the system calls a CPU-time timer stopped the thread at; kernel time outside system calls
-        // (page faults in the endpoints' allocations) waits for the next call, in Jetty's I/O: "other" came out
-        // 0.7-2.6 points high (README, "What the cpu profile covers"). 4 points, and the estimated kernel ticks
-        // must be there, named (a profiler blind to kernel time has none, and misses "other" by about the server's
-        // system share, 12%). Placed at each thread's next tick instead (before 2026-11-27), 4.8-5.7 points of
-        // "other" landed in the endpoint that ran next, and this fails.
+        // 3 points. Where the kernel's time is estimated from CPU clocks, its amount is exact and its place the
+        // system calls a CPU-time timer stopped the thread at; kernel time outside system calls (page faults in
+        // the endpoints' allocations) waits for the next call, in Jetty's I/O, and what a thread still owes at
+        // stop is stackless cpu_unsampled: "other" 0.2-1.2 points high (README, "What the cpu profile covers").
+        // The estimated kernel ticks must be there, named (a profiler blind to kernel time has none, and misses
+        // "other" by about the server's system share, 12%). Placed at each thread's next tick instead (before
+        // 2026-11-27), 4.8-5.7 points of "other" landed in the endpoint that ran next; the debts at stop put on
+        // each idle pool thread's park (before the evening of 2026-11-27) lifted "other" 1.6-2.8 points.
         boolean sampled = s.path("kernel").path("mode").asText().equals("sampled");
-        double tolerance = sampled ? 0.03 : 0.04;
+        double tolerance = 0.03;
         if (!sampled) {
             long estimated = s.path("kernel").path("estimated_ticks").asLong();
             assertTrue(estimated >= 0.05 * s.path("ticks").asLong(), name + ": the server's system time is "
