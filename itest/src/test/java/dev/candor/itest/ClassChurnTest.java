@@ -5,12 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.candor.itest.workload.ClassChurn;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,11 +32,8 @@ class ClassChurnTest {
                 .main(ClassChurn.class, "26")
                 .run(Duration.ofSeconds(120));
         assertEquals(0, run.exitCode(), run.describe());
-        List<Path> intervals;
-        try (Stream<Path> files = Files.list(dir)) {
-            intervals = files.filter(p -> p.getFileName().toString().matches("churn-\\d{8}-\\d{6}(-\\d+)?\\.json"))
-                    .sorted().toList();
-        }
+        List<Path> intervals = Profiles.rotatedStems(dir, "churn", "json").stream()
+                .map(s -> dir.resolve(s + ".json")).toList();
         assertTrue(intervals.size() >= 10, name + ": rotated stats " + intervals);
         ObjectMapper json = new ObjectMapper();
         List<Long> methods = new ArrayList<>();

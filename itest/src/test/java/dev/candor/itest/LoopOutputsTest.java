@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,11 +46,8 @@ class LoopOutputsTest {
                 .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
                 .run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
-        List<String> stems = new ArrayList<>();  // x-20261126-101500, ..., then x (the last interval)
-        try (Stream<Path> files = Files.list(dir)) {
-            files.map(f -> f.getFileName().toString()).filter(f -> f.matches("x-\\d{8}-\\d{6}(-\\d+)?\\.json"))
-                    .map(f -> f.substring(0, f.length() - 5)).sorted().forEach(stems::add);
-        }
+        // x-20261126-101500, ..., then x (the last interval)
+        List<String> stems = new ArrayList<>(Profiles.rotatedStems(dir, "x", "json"));
         stems.add("x");
         ObjectMapper json = new ObjectMapper();
         long a = 0, b = 0, total = 0;
@@ -108,11 +104,7 @@ class LoopOutputsTest {
                 .main(WallStates.class, "7")
                 .run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
-        List<String> stems = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            files.map(f -> f.getFileName().toString()).filter(f -> f.matches("w-\\d{8}-\\d{6}(-\\d+)?\\.json"))
-                    .map(f -> f.substring(0, f.length() - 5)).sorted().forEach(stems::add);
-        }
+        List<String> stems = Profiles.rotatedStems(dir, "w", "json");
         assertTrue(stems.size() >= 3, name + ": 7 s in 2 s intervals: " + stems);
         List<String> rows = new ArrayList<>();
         for (String stem : stems) {

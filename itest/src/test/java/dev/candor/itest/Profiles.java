@@ -7,9 +7,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,6 +46,18 @@ final class Profiles {
     static CollapsedProfile collapsed(Path file, Jvm.Result run) throws IOException {
         assertTrue(Files.isRegularFile(file), "the agent wrote no " + file + "\n" + run.describe());
         return CollapsedProfile.read(file);
+    }
+
+    /**
+     * The stems of the files loop= rotated from {@code stem.ext} in {@code dir}
+     * ({@code stem-YYYYmmdd-HHMMSS[-N]}), oldest first; the newest interval keeps {@code stem} itself.
+     */
+    static List<String> rotatedStems(Path dir, String stem, String ext) throws IOException {
+        String rotated = Pattern.quote(stem) + "-\\d{8}-\\d{6}(-\\d+)?\\." + Pattern.quote(ext);
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.matches(rotated))
+                    .map(f -> f.substring(0, f.length() - ext.length() - 1)).sorted().toList();
+        }
     }
 
     static ProfileStats stats(Path file, Jvm.Result run) throws IOException {

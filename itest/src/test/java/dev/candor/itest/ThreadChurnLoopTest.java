@@ -5,14 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.candor.itest.stress.ThreadChurn;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,11 +40,8 @@ class ThreadChurnLoopTest {
         Matcher m = STARTED.matcher(run.stdout());
         assertTrue(m.find(), name + ": no thread count\n" + run.describe());
         long started = Long.parseLong(m.group(1));
-        List<Path> intervals;
-        try (Stream<Path> files = Files.list(dir)) {
-            intervals = files.filter(p -> p.getFileName().toString().matches("churn-\\d{8}-\\d{6}(-\\d+)?\\.json"))
-                    .sorted().toList();
-        }
+        List<Path> intervals = Profiles.rotatedStems(dir, "churn", "json").stream()
+                .map(s -> dir.resolve(s + ".json")).toList();
         assertTrue(intervals.size() >= 4, name + ": rotated stats " + intervals);
         ObjectMapper json = new ObjectMapper();
         List<Integer> listed = new ArrayList<>();
