@@ -69,6 +69,7 @@ class Profiler {
   bool drainStep();         // writer thread: ring → store, resolve new methods; true if busy
   // Writer thread, about once a second: whether another handler took candor's signals over since.
   void watchSignals();
+  void logDroppedHint();  // at stop, when more than 1% of the ticks were dropped
   void logReplacedSignal();  // once per signal taken over
   // Writer thread about once a second, and stop(): charges the CPU ticks a taken-over CPU signal
   // no longer brings to signal_lost (LostSignalTicks).

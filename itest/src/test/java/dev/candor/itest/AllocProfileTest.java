@@ -150,6 +150,11 @@ class AllocProfileTest {
                 + " [dropped] %d, alloc [dropped] %d", name, cpuDropped, allocDropped, allocDroppedBytes, cpuReported,
                 allocReported));
         assertTrue(allocDropped > 0, name + ": a 16-slot ring at alloc=1k dropped nothing");
+        // more than 1% of the ticks: the agent says what to do, once, at stop
+        long allDropped = stats.path("dropped").asLong();
+        assertTrue(allDropped * 100 > stats.path("ticks").asLong(), name + ": " + allDropped + " dropped");
+        assertTrue(run.stderr().contains("ticks (") && run.stderr().contains("were dropped: the sample ring (ringsize=16)"
+                + " filled"), name + ": no hint at the drops\n" + run.stderr());
         assertEquals(cpuDropped, cpuReported, name + ": the cpu profile's [dropped]");
         assertEquals(allocDroppedBytes, allocReported, name + ": the allocation profile's [dropped], in bytes");
     }
