@@ -391,6 +391,7 @@ TEST(JfrChunk, PoolsHoldWhatTheEventsReference) {
   ASGCT_CallFrame t2[] = {{kNativeMethodBci, mid(2)}, {0, mid(3)}, {1, mid(1)}, {0, mid(4)}};
   uint32_t id1 = store.add(t1, 2, 7);
   uint32_t id2 = store.add(t2, 4, 8);
+  uint32_t id3 = store.add(t1, 2, 9, SampleKind::kCpu, ThreadState::kUnknown, 1, true);  // cut: [truncated] root
 
   jfr::ConstantPools pools;
   jfr::PoolSources src;
@@ -469,7 +470,20 @@ TEST(JfrChunk, PoolsHoldWhatTheEventsReference) {
   EXPECT_EQ(7u, threads.at(7)["javaThreadId"].num);
   EXPECT_TRUE(threads.at(8)["javaName"].isNull);  // not a Java thread
 
-  // The next chunk holds only what it uses, under the same ids.
+  // Traces share their callers in the store: each still lists all its frames, callers included.
+  ASSERT_EQ(4u, tr2["frames"].fields.size());
+  EXPECT_EQ("Top.main", methodName(tr2["frames"].fields[3].second["method"].num));
+  EXPECT_EQ(tr1["frames"].fields[1].second["method"].num, tr2["frames"].fields[3].second["method"].num);
+
+  // The next chunk holds only what it uses, under the same ids; a stack cut at the ring's depth is
+  // flagged truncated and its marker is no frame.
+  Chunk c1 = chunkOf({id1, id3}, {7, 9});
+  const auto& cutTraces = c1.pools.at(c1.ids.at("jdk.types.StackTrace"));
+  const Value& tr3 = cutTraces.at(jfr::ConstantPools::traceKey(id3));
+  EXPECT_EQ(1u, tr3["truncated"].num);
+  ASSERT_EQ(2u, tr3["frames"].fields.size());
+  EXPECT_EQ(leaf["method"].num, tr3["frames"].fields[0].second["method"].num);
+  EXPECT_EQ(0u, cutTraces.at(jfr::ConstantPools::traceKey(id1))["truncated"].num);
   Chunk c2 = chunkOf({id1}, {7});
   EXPECT_EQ(1u, c2.pools.at(c2.ids.at("jdk.types.StackTrace")).size());
   EXPECT_EQ(2u, c2.pools.at(c2.ids.at("jdk.types.Method")).size());

@@ -113,13 +113,31 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
   };
   for (const auto& [id, name] : eventClasses_) addClass(id, name, 0, false);
   eventClasses_.clear();
+  chunk_++;
+  if (nodeFrames_.size() < src.store->nodeCount() + 1) nodeFrames_.resize(src.store->nodeCount() + 1);
   for (uint32_t t : traces) {
-    for (const StoredFrame& f : src.store->frames(t)) {
+    // Up from the leaf to the first node this chunk has seen: its callers are done too.
+    for (uint32_t n = t; n != 0 && nodeFrames_[n].chunk != chunk_; n = src.store->parent(n)) {
+      NodeFrame& nf = nodeFrames_[n];
+      nf = NodeFrame{};
+      nf.chunk = chunk_;
+      const StoredFrame& f = src.store->frame(n);
       // JFR has a truncated flag instead; an allocation's class is its event's objectClass
       if (f.bci == kTruncatedFrameBci || f.bci == kObjectClassBci) continue;
       FrameKind kind = src.names->kind(f);
       const MethodInfo& info = src.names->method(f);
-      MethodUse* m = methods.add(methodId(f, info, kind), MethodUse{});
+      nf.method = methodId(f, info, kind);
+      if (kind != FrameKind::kJava) {  // generated code, C, kernel, markers: no bytecode
+        nf.type = kind == FrameKind::kKernel                        ? kFrameKernel
+                  : kind == FrameKind::kNative && info.demangled ? kFrameCpp
+                                                                  : kFrameNative;
+      } else {
+        int32_t line = info.lineAt(f.bci);
+        nf.line = line > 0 ? line : kNoLine;
+        nf.bci = f.bci;
+        nf.type = kFrameJitCompiled;
+      }
+      MethodUse* m = methods.add(nf.method, MethodUse{});
       if (m == nullptr) continue;  // this chunk has it
       // Machine code without a class (stubs, kernel frames, markers) gets an empty class name, a
       // native frame for readers; a C frame has its library as class, as async-profiler writes it.
@@ -181,29 +199,22 @@ void ConstantPools::writeCheckpoint(Buffer& out, uint64_t ticks, const PoolSourc
     p.putVarLong(kStackTrace);
     p.putVarInt(static_cast<int32_t>(traces.size()));
     for (uint32_t t : traces) {
-      std::vector<StoredFrame> frames = src.store->frames(t);
-      bool truncated = !frames.empty() && frames.back().bci == kTruncatedFrameBci;
-      if (truncated) frames.pop_back();
-      if (!frames.empty() && frames.front().bci == kObjectClassBci) frames.erase(frames.begin());
+      path_.clear();
+      uint32_t root = 0;
+      for (uint32_t n = t; n != 0; n = src.store->parent(n)) {
+        root = n;
+        if (nodeFrames_[n].method != 0) path_.push_back(n);
+      }
+      bool truncated = root != 0 && src.store->frame(root).bci == kTruncatedFrameBci;  // its marker is the root
       p.putVarLong(traceKey(t));
-      p.putBool(truncated || (src.maxDepth > 0 && frames.size() >= src.maxDepth));
-      p.putVarInt(static_cast<int32_t>(frames.size()));
-      for (const StoredFrame& f : frames) {
-        FrameKind kind = src.names->kind(f);
-        const MethodInfo& info = src.names->method(f);
-        p.putVarLong(methodId(f, info, kind));
-        if (kind != FrameKind::kJava) {  // generated code, C, kernel, markers: no bytecode
-          p.putVarInt(kNoLine);
-          p.putVarInt(-1);
-          p.putVarLong(kind == FrameKind::kKernel ? kFrameKernel
-                       : kind == FrameKind::kNative && info.demangled ? kFrameCpp
-                                                                      : kFrameNative);
-        } else {
-          int32_t line = info.lineAt(f.bci);
-          p.putVarInt(line > 0 ? line : kNoLine);
-          p.putVarInt(f.bci);
-          p.putVarLong(kFrameJitCompiled);
-        }
+      p.putBool(truncated || (src.maxDepth > 0 && path_.size() >= src.maxDepth));
+      p.putVarInt(static_cast<int32_t>(path_.size()));
+      for (uint32_t n : path_) {
+        const NodeFrame& nf = nodeFrames_[n];
+        p.putVarLong(nf.method);
+        p.putVarInt(nf.line);
+        p.putVarInt(nf.bci);
+        p.putVarLong(nf.type);
       }
     }
   }

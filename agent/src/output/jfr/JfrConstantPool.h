@@ -86,6 +86,21 @@ class ConstantPools {
   std::unordered_map<std::string, uint64_t> classes_;
   std::unordered_map<std::string, uint64_t> packages_;
   std::unordered_map<std::string, uint64_t> symbols_;
+
+  // A frame as the chunk's stack trace pool writes it, worked out once per store node and chunk:
+  // traces share their callers (the store is a prefix tree), so a chunk's traces, ~100 frames deep
+  // and thousands of them at 100us, name far fewer nodes than frames. Valid while `chunk` is the
+  // current chunk's number (the store may have been emptied since an earlier one: loop=).
+  struct NodeFrame {
+    uint64_t method = 0;  // 0: a marker the pool leaves out (truncated, allocated class)
+    uint32_t chunk = 0;
+    int32_t line = -1;
+    int32_t bci = -1;
+    uint32_t type = 0;  // FrameTypeId
+  };
+  std::vector<NodeFrame> nodeFrames_;  // by store node
+  uint32_t chunk_ = 0;
+  std::vector<uint32_t> path_;  // scratch: one trace's nodes, leaf first
 };
 
 // "java.util.HashMap" → "java/util/HashMap" (JFR names classes in internal form).
