@@ -561,7 +561,7 @@ bool Profiler::stop(std::string* why) {
 void Profiler::logDroppedHint() {
   // Drops are counted in every output; above 1% they are worth a line that says what to do. The
   // ring fills when the writer falls behind: a .jfr chunk or a loop= interval written at 100us on
-  // a saturated machine stalls it for longer than 1,024 slots last (14% of a 200-thread server's
+  // a saturated machine stalls it for longer than 1,024 slots last (2.7% of a 200-thread server's
   // ticks, none with ringsize=8192).
   uint64_t ticks = counters_.totalTicks();
   uint64_t dropped = counters_.totalDropped();
