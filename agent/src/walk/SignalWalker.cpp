@@ -72,7 +72,7 @@ void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, c
     // The thread pays what it still owes as it ends or the session stops. Where that time went, no
     // clock tells, and where the thread is now (an idle pool thread: its park) is not where it went:
     // put there, a 200-thread server's last debts landed on idle stacks (ServerAccuracyTest,
-    // unprivileged: "other" 1.6-2.0 points high, 0.6-0.8 stackless). So it is all stackless
+    // unprivileged: "other" 1.6-2.8 points high, 0.2-1.2 stackless). So it is all stackless
     // cpu_unsampled: the thread's CPU that no tick placed, with its weight.
     uint64_t stackless = batch.unsampledKernel + batch.unsampledCpu;
     if (stackless > 0) {

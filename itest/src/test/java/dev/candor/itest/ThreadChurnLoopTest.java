@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Bounded memory under thread churn with loop=: {@link ThreadChurn} starts ~700 short threads a
- * second for 9 s, profiled with {@code loop=2s}. Each interval's stats list the threads of that
+ * Bounded memory under thread churn with loop=: {@link ThreadChurn} starts thousands of short
+ * threads a second (~6,000 here) for 9 s, profiled with {@code loop=2s}. Each interval's stats list the threads of that
  * interval (the live ones and those that ended in it), so over the run every thread is listed about
  * once. Before, the agent kept a record of every thread it ever saw and every interval listed them
  * all: the lists grew interval after interval up to pid_max (32,768 tids here, 4 million on large
