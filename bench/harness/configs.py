@@ -11,25 +11,27 @@ A configuration is named by a string (`--configs` takes these names):
                             beside the cpu engine (allocation and lock profiling too), -unpriv: timers per thread with
                             kernel sampling refused as perf refuses it to an unprivileged user (its kernel time counted
                             from the CPU clock and placed at system calls), -unprivtick: the same with that kernel time
-                            placed at each thread's next tick (the placement before 2026-11-27)
+                            placed at each thread's next tick (the placement before 2026-11-27), -jfr: a .jfr output
+                            beside the collapsed one (the writer's JFR chunks, whose stalls fill the sample ring)
   the keys of PEERS         candor's wall sampler, async-profiler, JFR
 """
 
 INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
-WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events", "unpriv", "unprivtick")
+WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events", "unpriv", "unprivtick", "jfr")
 # what each non-walk variant adds to the option string
-VARIANT_OPTIONS = {"percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k",
+VARIANT_OPTIONS = {"jfr": "", "percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k",
                    "events": "alloc=512k,lock=10us", "unpriv": "percpu=no", "unprivtick": "percpu=no"}
 # what a variant's label adds to its options
-VARIANT_LABELS = {"unpriv": ", kernel refused (placed at system calls)",
+VARIANT_LABELS = {"jfr": ", with a .jfr output", "unpriv": ", kernel refused (placed at system calls)",
                   "unprivtick": ", kernel refused (placed at the next tick)"}
 # the agent's test switches a variant sets in the JVM's environment
 VARIANT_ENV = {"unpriv": {"CANDOR_TEST_NO_KERNEL_SAMPLING": "1"},
                "unprivtick": {"CANDOR_TEST_NO_KERNEL_SAMPLING": "1", "CANDOR_TEST_KERNEL_AT_NEXT_TICK": "1"}}
 # the walker and timers (the stats' "walker", "timers") a variant must have run with; None: not checked
 VARIANT_EXPECTS = {"percpu": ("copy", "per-cpu"), "copy32k": ("copy", "per-cpu"), "thread": (None, "per-thread"),
-                   "events": (None, None), "unpriv": (None, "per-thread"), "unprivtick": (None, "per-thread")}
+                   "events": (None, None), "unpriv": (None, "per-thread"), "unprivtick": (None, "per-thread"),
+                   "jfr": (None, None)}
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
 AP_VERSION = "4.6"
@@ -178,6 +180,7 @@ def config_label(cfg):
         return "no profiler"
     if candor_interval(cfg):
         walk = candor_walk(cfg)
-        label = "candor cpu %s%s" % (candor_interval(cfg), " " + VARIANT_OPTIONS.get(walk, "walk=" + str(walk)) if walk else "")
+        options = VARIANT_OPTIONS.get(walk, "walk=" + str(walk)) if walk else ""
+        label = "candor cpu %s%s" % (candor_interval(cfg), " " + options if options else "")
         return label + VARIANT_LABELS.get(walk, "")
     return PEERS.get(cfg, {}).get("label", cfg)

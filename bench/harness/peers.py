@@ -136,7 +136,9 @@ class Profilers:
     def candor_options(self, cfg, collapsed, stats):
         opts = "start,event=cpu,interval=%s,file=%s,stats=%s,quiet" % (configs.candor_interval(cfg), collapsed, stats)
         walk = configs.candor_walk(cfg)
-        if walk:
+        if walk == "jfr":  # its file beside the collapsed one
+            opts += ",file=" + os.path.splitext(collapsed)[0] + ".jfr"
+        elif walk:
             opts += "," + configs.VARIANT_OPTIONS.get(walk, "walk=" + walk)
         return opts
 

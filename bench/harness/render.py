@@ -458,6 +458,13 @@ def server(raw, s):
              "samples are counted against (median): " + "; ".join("%s %s s / %s s" % (
                  config_label(c), f1(e["process_cpu_s"]), f1(e["java_cpu_s"])) for c, e in rows.items()) + ".")
     L.append("")
+    drops = [(c, e) for c, e in rows.items() if e.get("dropped")]
+    if drops:
+        L.append("Ticks candor dropped because its sample ring was full (median per run; counted in every output, and "
+                 "logged at stop above 1%): " + "; ".join("%s %d (%s)" % (config_label(c), e["dropped"],
+                                                                            share(e.get("dropped_share")))
+                                                            for c, e in drops) + ".")
+        L.append("")
     switch = [(c, e) for c, e in rows.items() if c != "none" and e.get("switch_share") is not None]
     if switch:
         L.append("Context switches (median): the share of the Java threads' samples whose leaf is the scheduler's "

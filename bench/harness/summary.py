@@ -414,6 +414,10 @@ def server(measured):
             e["switch_share"] = median(ratio(r["shares"].get("switch"), r["shares"]["samples"])
                                        for r in rs if r.get("shares"))
             e["overlap_ref_recorded"] = median(r.get("overlap_ref_recorded") for r in rs)
+            stats = [r["stats"] for r in rs if r.get("stats")]  # candor's: ticks its full ring dropped
+            if stats:
+                e["dropped"] = median(s.get("dropped") for s in stats)
+                e["dropped_share"] = median(ratio(s.get("dropped"), s.get("ticks")) for s in stats)
             e["overlap_ref"] = median(r.get("overlap_ref") for r in rs)
             errors = [(r, endpoint_error(r)) for r in rs]
             errors = [(r, x) for r, x in errors if x is not None]
