@@ -134,8 +134,11 @@ class LabelsTest {
         assertEquals(0, onlyA.exitCode(), onlyA.describe());
         CollapsedProfile fromA = CollapsedProfile.parse(java.nio.file.Files.readString(dir.resolve("a.collapsed")));
         assertEquals(byEndpoint.getOrDefault("/a", 0L), fromA.recorded(), name + ": report --label endpoint=/a samples");
-        assertTrue(fromA.countLeaf(CollapsedProfile.method(Hot.METHOD_A)) >= 0.95 * fromA.recorded(),
-                name + ": report --label endpoint=/a is not methodA\n" + fromA);
+        // The selected samples are the work done under the label: Labelled.slice, whose methodA is the leaf of
+        // 94.6-96.7% of them (its ThreadMXBean reads, with their kernel frames, most of the rest); none is B's.
+        long inSlice = fromA.count(s -> s.anyFrame(f -> f.equals("dev.candor.itest.workload.Labelled.slice")));
+        assertTrue(inSlice >= 0.95 * fromA.recorded() && fromA.countLeaf(CollapsedProfile.method(Hot.METHOD_B)) == 0,
+                name + ": report --label endpoint=/a is not the work under /a\n" + fromA);
         ReportTool.Ran split = ReportTool.report(jdk, dir, jfrFile.toString(), "--split", "label:endpoint",
                 "-o", "split.collapsed");
         assertEquals(0, split.exitCode(), split.describe());
