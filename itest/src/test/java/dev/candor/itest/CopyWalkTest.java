@@ -153,7 +153,7 @@ class CopyWalkTest {
             Jvm.Result run = Jvm.of(jdk, dir)
                     .agent("start,interval=100us," + engine + ",file=" + collapsedFile + ",stats=" + statsFile)
                     .jvmArg(c.jvmArgs().toArray(String[]::new))
-                    .main(c.main(), "4")
+                    .main(c.main(), String.valueOf(StressTest.seconds()))
                     .run(Duration.ofSeconds(90));
             StressTest.assertSurvived(run, dir, name);
             assumeEngineRan(engine, run);

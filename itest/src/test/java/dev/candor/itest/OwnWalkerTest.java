@@ -194,7 +194,7 @@ class OwnWalkerTest {
             Path dir = Build.runDir("own-walker-stress-" + c.label() + "-" + jdk.label() + "-" + walk);
             Path statsFile = dir.resolve("stats.json");
             Path collapsedFile = dir.resolve("profile.collapsed");
-            List<String> args = new ArrayList<>(List.of("4"));
+            List<String> args = new ArrayList<>(List.of(String.valueOf(StressTest.seconds())));
             if (c.main() == JniStorm.class) {  // native frames: walked from the thread's last Java frame
                 args.add(StressTest.buildJniLibrary(jdk, dir).toString());
             }
