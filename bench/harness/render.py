@@ -476,6 +476,14 @@ def server(raw, s):
                      config_label(c), share(e["switch_share"]), f3(e.get("overlap_ref_recorded")))
                      for c, e in switch) + ".")
         L.append("")
+    itself = [(c, e) for c, e in rows.items() if e.get("overlap_self") is not None]
+    if itself:
+        L.append("Run to run (median): each profiler's overlap with itself, every run's profile against the same "
+                 "config's next round (cyclic). Two profilers that differ in anything systematic overlap each other "
+                 "less than either overlaps itself; how far below both a cross overlap lies is what the runs' own "
+                 "noise does not explain: " + "; ".join("%s %s" % (config_label(c), f3(e["overlap_self"]))
+                                                       for c, e in itself) + ".")
+        L.append("")
     return L + server_accuracy(rows)
 
 

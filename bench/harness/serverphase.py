@@ -75,11 +75,16 @@ class ServerPhase:
 
     def overlaps(self, runs):
         """candor compare's overlap of every run's profile with the reference profile (async-profiler's default)
-        of the same round, and the reference's with itself (reference_pairs)."""
+        of the same round, the reference's with itself (reference_pairs), and every config's with itself
+        (next_round_pairs)."""
         for r, other in reference_pairs(runs, configs.SERVER_REFERENCE):
             r["overlap_ref"] = self.overlap(r, other)
             r["overlap_ref_recorded"] = self.overlap(r, other, "--drop-failures")
             r["overlap_ref_round"] = other["round"]
+        for r, other in next_round_pairs(runs):
+            # the reference's own pair is its run-to-run baseline, computed above
+            r["overlap_self"] = (r.get("overlap_ref") if r["config"] == configs.SERVER_REFERENCE
+                                 else self.overlap(r, other))
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
             for r in runs if "overlap_ref" in r)))
@@ -92,6 +97,21 @@ class ServerPhase:
         if error:
             self.bench.anomaly(error)
         return value
+
+
+def next_round_pairs(runs):
+    """(run, the same config's run of the next round, cyclic) for every run with a profile: each profiler's
+    run-to-run overlap, what a comparison with another profiler can be read against."""
+    by_config = {}
+    for r in runs:
+        if r.get("profile") and os.path.exists(r["profile"]):
+            by_config.setdefault(r["config"], {})[r["round"]] = r
+    pairs = []
+    for rounds in by_config.values():
+        order = sorted(rounds)
+        if len(order) > 1:
+            pairs += [(rounds[n], rounds[order[(i + 1) % len(order)]]) for i, n in enumerate(order)]
+    return pairs
 
 
 def reference_pairs(runs, ref):

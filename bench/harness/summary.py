@@ -419,6 +419,7 @@ def server(measured):
                 e["dropped"] = median(s.get("dropped") for s in stats)
                 e["dropped_share"] = median(ratio(s.get("dropped"), s.get("ticks")) for s in stats)
             e["overlap_ref"] = median(r.get("overlap_ref") for r in rs)
+            e["overlap_self"] = median(r.get("overlap_self") for r in rs)
             errors = [(r, endpoint_error(r)) for r in rs]
             errors = [(r, x) for r, x in errors if x is not None]
             if errors:

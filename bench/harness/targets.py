@@ -139,8 +139,11 @@ def judge_server_overlap(t, srv, cfg):
     if e.get("overlap_ref_recorded") is not None and base.get("overlap_ref_recorded") is not None:
         recorded = "; of recorded stacks only (`--drop-failures`): %.3f vs %.3f" % (
             e["overlap_ref_recorded"], base["overlap_ref_recorded"])
-    return [Row(text, "overlap %.3f vs %.3f (%s with itself, adjacent rounds)%s" % (
-                mine, theirs, config_label(ref), recorded), "PASS" if mine >= theirs else "MISS")]
+    itself = ""
+    if e.get("overlap_self") is not None:
+        itself = "; %s with itself: %.3f" % (config_label(cfg), e["overlap_self"])
+    return [Row(text, "overlap %.3f vs %.3f (%s with itself, adjacent rounds)%s%s" % (
+                mine, theirs, config_label(ref), itself, recorded), "PASS" if mine >= theirs else "MISS")]
 
 
 def judge_server_rate(t, srv, cfg):
