@@ -6,7 +6,8 @@ namespace candor {
 
 uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
   StoredFrame frame{f.method_id, f.lineno};
-  auto [it, isNew] = children_.try_emplace(Edge{parent, frame}, static_cast<uint32_t>(nodes_.size()));
+  bool isNew = false;
+  uint32_t node = children_.findOrInsert(parent, frame.method, frame.bci, static_cast<uint32_t>(nodes_.size()), &isNew);
   if (isNew) {
     nodes_.push_back(Node{parent, nodes_[parent].depth + 1, frame, false});
     // Java methods and stubs are named by MethodResolver while their classes are loaded; native
@@ -14,7 +15,7 @@ uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
     bool named = isJavaMethodFrame(f) || f.lineno == kStubFrameBci;
     if (named && f.method_id != nullptr && knownMethods_.insert(f.method_id).second) newMethods_.push_back(f.method_id);
   }
-  return it->second;
+  return node;
 }
 
 uint32_t TraceStore::add(const ASGCT_CallFrame* frames, int numFrames, int tid, SampleKind kind, ThreadState state,
@@ -90,8 +91,7 @@ size_t TraceStore::bytes() const {
   constexpr size_t kNode = 16;  // a hash node's next pointer and hash, roughly
   size_t paths = 0;
   for (const auto& [tid, path] : lastPath_) paths += sizeof(tid) + sizeof(path) + kNode + path.capacity() * sizeof(uint32_t);
-  return nodes_.capacity() * sizeof(Node) + children_.bucket_count() * sizeof(void*) +
-         children_.size() * (sizeof(Edge) + sizeof(uint32_t) + kNode) + counts_.bucket_count() * sizeof(void*) +
+  return nodes_.capacity() * sizeof(Node) + children_.bytes() + counts_.bucket_count() * sizeof(void*) +
          counts_.size() * (sizeof(Key) + sizeof(uint64_t) + kNode) + paths +
          knownMethods_.size() * (sizeof(jmethodID) + kNode) + knownMethods_.bucket_count() * sizeof(void*);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/Vocabulary.h"
+#include "store/EdgeIndex.h"
 
 namespace candor {
 
@@ -80,21 +81,10 @@ class TraceStore {
     StoredFrame frame;
     bool isTrace;     // some sample ended here
   };
-  struct Edge {
-    uint32_t parent;
-    StoredFrame frame;
-    bool operator==(const Edge& o) const { return parent == o.parent && frame == o.frame; }
-  };
-  struct EdgeHash {
-    size_t operator()(const Edge& e) const {
-      uint64_t h = (uint64_t(e.parent) * 0x9e3779b97f4a7c15ULL) ^ reinterpret_cast<uintptr_t>(e.frame.method);
-      return (h ^ uint32_t(e.frame.bci)) * 0x100000001b3ULL;
-    }
-  };
   uint32_t child(uint32_t parent, const ASGCT_CallFrame& f);
 
   std::vector<Node> nodes_{Node{0, 0, {nullptr, 0}, false}};  // node 0: the root, no frame
-  std::unordered_map<Edge, uint32_t, EdgeHash> children_;
+  EdgeIndex children_;
   std::unordered_map<int, std::vector<uint32_t>> lastPath_;   // per thread: nodes root-first
   size_t traceCount_ = 0;
   std::unordered_map<Key, uint64_t, KeyHash> counts_;
