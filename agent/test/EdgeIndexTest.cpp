@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
+#include <random>
+#include <tuple>
 
 using namespace candor;
 
@@ -46,4 +49,24 @@ TEST(EdgeIndex, EveryEdgeIsFoundAgainAfterTheTableGrows) {
   EXPECT_EQ(EdgeIndex::kAbsent, index.find(0, method(0), 7));
   EXPECT_EQ(3u, index.findOrInsert(0, method(0), 7, 3, &isNew));
   EXPECT_TRUE(isNew);
+}
+
+TEST(EdgeIndex, AgreesWithAStandardMapOnRandomEdges) {
+  // Small key domains, so that many keys share two of their three parts and some hash alike.
+  EdgeIndex index;
+  std::map<std::tuple<uint32_t, uintptr_t, int32_t>, uint32_t> truth;
+  std::mt19937_64 random(14);
+  bool isNew = false;
+  for (uint32_t i = 0; i < 300000; i++) {
+    uint32_t parent = static_cast<uint32_t>(random() % 5000);
+    uintptr_t m = 8 * (random() % 64);
+    auto bci = static_cast<int32_t>(random() % 9) - 4;
+    auto [it, inserted] = truth.try_emplace({parent, m, bci}, i);
+    ASSERT_EQ(it->second, index.findOrInsert(parent, method(m), bci, i, &isNew));
+    ASSERT_EQ(inserted, isNew);
+  }
+  EXPECT_EQ(truth.size(), index.size());
+  for (const auto& [key, child] : truth) {
+    ASSERT_EQ(child, index.find(std::get<0>(key), method(std::get<1>(key)), std::get<2>(key)));
+  }
 }
