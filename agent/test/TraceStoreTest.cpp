@@ -29,9 +29,9 @@ TEST(TraceStore, DeduplicatesIdenticalStacks) {
   EXPECT_EQ(t1, t4) << "the trace is shared across threads; the count is per thread";
   EXPECT_EQ(store.traceCount(), 2u);
   EXPECT_EQ(store.totalSamples(), 4u);
-  EXPECT_EQ((store.counts().at({t1, 100, SampleKind::kCpu, ThreadState::kUnknown})), 2u);
-  EXPECT_EQ((store.counts().at({t1, 200, SampleKind::kCpu, ThreadState::kUnknown})), 1u);
-  EXPECT_EQ((store.counts().at({t3, 100, SampleKind::kCpu, ThreadState::kUnknown})), 1u);
+  EXPECT_EQ(*store.counts().find({t1, 100, SampleKind::kCpu, ThreadState::kUnknown}), 2u);
+  EXPECT_EQ(*store.counts().find({t1, 200, SampleKind::kCpu, ThreadState::kUnknown}), 1u);
+  EXPECT_EQ(*store.counts().find({t3, 100, SampleKind::kCpu, ThreadState::kUnknown}), 1u);
 }
 
 TEST(TraceStore, StacksShareTheirCallersAndComeBackLeafFirst) {
@@ -146,9 +146,9 @@ TEST(SampleAccounting, WallRepeatsKeepTheirOutcomeAcrossIntervals) {
   publish(3, 2);   // a thread that ends before the interval does
   accounting.drain(ring);
   std::vector<StoredFrame> stack;
-  for (const auto& [key, n] : store.counts()) {
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t) {
     if (key.tid == 1) stack = store.frames(key.trace);
-  }
+  });
 
   accounting.startInterval(0, {1, 2});
   EXPECT_EQ(store.totalSamples(), 0u);
@@ -159,7 +159,7 @@ TEST(SampleAccounting, WallRepeatsKeepTheirOutcomeAcrossIntervals) {
   EXPECT_EQ(accounting.drain(ring), 3u);
   EXPECT_EQ(accounting.recorded(), 1u);
   ASSERT_EQ(store.counts().size(), 1u);
-  EXPECT_EQ(store.frames(store.counts().begin()->first.trace), stack);
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t) { EXPECT_EQ(store.frames(key.trace), stack); });
   EXPECT_EQ(store.traceCount(), 1u);
   EXPECT_EQ(accounting.failures(Bucket::kUnknownJava), 1u);
   EXPECT_EQ(accounting.failures(Bucket::kUnknownState), 1u);
@@ -204,7 +204,7 @@ void publishStack(SampleRing& ring, int depth) {
 std::pair<std::vector<size_t>, int> storedDepths(const TraceStore& store) {
   std::vector<size_t> sizes;
   int marked = 0;
-  for (const auto& [key, n] : store.counts()) {
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t) {
     std::vector<StoredFrame> f = store.frames(key.trace);
     bool cut = f.back().bci == kTruncatedFrameBci;
     if (cut) {
@@ -213,7 +213,7 @@ std::pair<std::vector<size_t>, int> storedDepths(const TraceStore& store) {
     }
     marked += cut;
     sizes.push_back(cut ? f.size() - 1 : f.size());
-  }
+  });
   std::sort(sizes.begin(), sizes.end());
   return {sizes, marked};
 }

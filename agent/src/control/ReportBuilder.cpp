@@ -251,12 +251,12 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
       r.labelPairs.emplace(labelSet, labels.pairs(labelSet));
     }
   };
-  for (const auto& [key, count] : store.counts()) {
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t count) {
     snapshotOf(key.kind).addSamples(traceNode(key.kind, key.tid, key.state, key.labels, key.trace), count, key.tid,
                                     key.labels);
     notePairs(key.labels);
     if (key.labels != LabelSets::kNone && !isValueKind(key.kind)) r.labels.labelled += count;
-  }
+  });
   for (const auto& [key, n] : accounting.failuresByThread()) {
     timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n, key.tid, key.labels);
     notePairs(key.labels);

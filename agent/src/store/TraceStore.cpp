@@ -7,7 +7,7 @@ namespace candor {
 uint32_t TraceStore::child(uint32_t parent, const ASGCT_CallFrame& f) {
   StoredFrame frame{f.method_id, f.lineno};
   bool isNew = false;
-  uint32_t node = children_.findOrInsert(parent, frame.method, frame.bci, static_cast<uint32_t>(nodes_.size()), &isNew);
+  uint32_t node = children_.findOrInsert(Edge{parent, frame}, static_cast<uint32_t>(nodes_.size()), &isNew);
   if (isNew) {
     nodes_.push_back(Node{parent, nodes_[parent].depth + 1, frame, false});
     // Java methods and stubs are named by MethodResolver while their classes are loaded; native
@@ -58,7 +58,8 @@ void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState 
     nodes_[trace].isTrace = true;
     traceCount_++;
   }
-  counts_[Key{trace, tid, kind, state, labels}] += count;
+  bool isNew = false;
+  counts_.findOrInsert(Key{trace, tid, kind, state, labels}, 0, &isNew) += count;
   total_ += count;
 }
 
@@ -91,8 +92,7 @@ size_t TraceStore::bytes() const {
   constexpr size_t kNode = 16;  // a hash node's next pointer and hash, roughly
   size_t paths = 0;
   for (const auto& [tid, path] : lastPath_) paths += sizeof(tid) + sizeof(path) + kNode + path.capacity() * sizeof(uint32_t);
-  return nodes_.capacity() * sizeof(Node) + children_.bytes() + counts_.bucket_count() * sizeof(void*) +
-         counts_.size() * (sizeof(Key) + sizeof(uint64_t) + kNode) + paths +
+  return nodes_.capacity() * sizeof(Node) + children_.bytes() + counts_.bytes() + paths +
          knownMethods_.size() * (sizeof(jmethodID) + kNode) + knownMethods_.bucket_count() * sizeof(void*);
 }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/Vocabulary.h"
-#include "store/EdgeIndex.h"
+#include "store/FlatMap.h"
 
 namespace candor {
 
@@ -62,11 +62,12 @@ class TraceStore {
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return ((uint64_t(k.trace) << 32) ^ uint32_t(k.tid)) * 31 + (uint32_t(k.kind) << 8 | uint32_t(k.state)) +
-             uint64_t(k.labels) * 0x9E3779B97F4A7C15ull;
+      return mixHash(((uint64_t(k.trace) << 32) ^ uint32_t(k.tid)) * 31 + (uint32_t(k.kind) << 8 | uint32_t(k.state)) +
+                     uint64_t(k.labels) * 0x9E3779B97F4A7C15ull);
     }
   };
-  const std::unordered_map<Key, uint64_t, KeyHash>& counts() const { return counts_; }
+  using Counts = FlatMap<Key, uint64_t, KeyHash>;
+  const Counts& counts() const { return counts_; }
   uint64_t totalSamples() const { return total_; }
 
   // Methods seen since the last call: the writer resolves their names while their classes live.
@@ -81,13 +82,24 @@ class TraceStore {
     StoredFrame frame;
     bool isTrace;     // some sample ended here
   };
+  struct Edge {
+    uint32_t parent;
+    StoredFrame frame;
+    bool operator==(const Edge& o) const { return parent == o.parent && frame == o.frame; }
+  };
+  struct EdgeHash {
+    size_t operator()(const Edge& e) const {
+      return mixHash(((uint64_t(e.parent) * 0x9e3779b97f4a7c15ULL) ^ reinterpret_cast<uintptr_t>(e.frame.method)) ^
+                     uint32_t(e.frame.bci));
+    }
+  };
   uint32_t child(uint32_t parent, const ASGCT_CallFrame& f);
 
   std::vector<Node> nodes_{Node{0, 0, {nullptr, 0}, false}};  // node 0: the root, no frame
-  EdgeIndex children_;
+  FlatMap<Edge, uint32_t, EdgeHash> children_;
   std::unordered_map<int, std::vector<uint32_t>> lastPath_;   // per thread: nodes root-first
   size_t traceCount_ = 0;
-  std::unordered_map<Key, uint64_t, KeyHash> counts_;
+  Counts counts_;
   std::unordered_set<jmethodID> knownMethods_;
   std::vector<jmethodID> newMethods_;
   uint64_t total_ = 0;
