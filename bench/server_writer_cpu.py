@@ -51,29 +51,34 @@ def one_run(lib, options, work, warmup, seconds, wrk):
     cmd = [procs.DEFAULT_JAVA, "-Xms1g", "-Xmx1g", "-agentpath:%s=start,event=cpu,%s,file=%s,stats=%s,quiet" % (
         lib, options, os.path.join(work, "candor.collapsed"), stats)]
     cmd += serverdrive.jetty_argv(procs.WORKLOADS_JAR, work, d["threads"])
-    with open(os.path.join(work, "server.log"), "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=work)
     polls = []
 
-    def poll():
-        while proc.poll() is None:
-            try:
-                w = writer_cpu_s(proc.pid)
-                if w is not None:
-                    polls.append((time.time(), w, cpu_s("/proc/%d/stat" % proc.pid)))
-            except (OSError, IndexError):
-                pass  # the process or the thread ended between the reads
-            time.sleep(0.25)
-    poller = threading.Thread(target=poll)
-    poller.start()
-    with open(os.path.join(work, "wrk.log"), "wb") as out:
-        res = serverdrive.drive(proc, work, warmup, seconds, d["connections"], d["think_ms"], wrk, out)
-    end = time.time()
-    proc.wait(timeout=300)
-    poller.join()
-    if res.get("error") or proc.returncode != 0:
-        sys.exit("server_writer_cpu: %s (exit %s); log: %s" % (res.get("error", "the server failed"), proc.returncode,
+    def load(proc, _):
+        # Reads until the measured load ends (not until exit: run_measured reaps the process).
+        stop = threading.Event()
+
+        def poll():
+            while not stop.is_set():
+                try:
+                    w = writer_cpu_s(proc.pid)
+                    if w is not None:
+                        polls.append((time.time(), w, cpu_s("/proc/%d/stat" % proc.pid)))
+                except (OSError, IndexError):
+                    pass  # the thread ended between the reads
+                stop.wait(0.25)
+        poller = threading.Thread(target=poll)
+        poller.start()
+        with open(os.path.join(work, "wrk.log"), "wb") as out:
+            res = serverdrive.drive(proc, work, warmup, seconds, d["connections"], d["think_ms"], wrk, out)
+        stop.set()
+        poller.join()
+        res["end"] = time.time()
+        return res
+    r = procs.run_measured(cmd, os.path.join(work, "server.log"), cwd=work, timeout=warmup + seconds + 300, during=load)
+    if r.get("error") or r["exit"] != 0:
+        sys.exit("server_writer_cpu: %s (exit %d); log: %s" % (r.get("error", "the server failed"), r["exit"],
                                                                os.path.join(work, "server.log")))
+    end = r["end"]
     window = [p for p in polls if end - seconds + 1 <= p[0] <= end - 1]
     if len(window) < 2:
         sys.exit("server_writer_cpu: no reads of the writer thread in the measured window")

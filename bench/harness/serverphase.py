@@ -118,18 +118,9 @@ def reference_pairs(runs, ref):
     """(run, reference run) for every run with a profile: the reference config's run of the same round; the
     reference's own runs are paired with the next round's (cyclic), the run-to-run baseline."""
     refs = {r["round"]: r for r in runs if r["config"] == ref and r.get("profile")}
-    rounds = sorted(refs)
-    pairs = []
-    for r in runs:
-        if not r.get("profile") or not os.path.exists(r["profile"]):
-            continue
-        if r["config"] == ref:
-            other = refs[rounds[(rounds.index(r["round"]) + 1) % len(rounds)]] if len(rounds) > 1 else None
-        else:
-            other = refs.get(r["round"])
-        if other:
-            pairs.append((r, other))
-    return pairs
+    pairs = [(r, refs[r["round"]]) for r in runs if r["config"] != ref and r.get("profile")
+             and os.path.exists(r["profile"]) and r["round"] in refs]
+    return pairs + [(r, other) for r, other in next_round_pairs(runs) if r["config"] == ref]
 
 
 def compare_input(r):

@@ -1,4 +1,5 @@
 import dev.candor.compare.Inputs;
+import dev.candor.compare.Metrics;
 import dev.candor.model.Cct;
 
 import java.nio.file.Path;
@@ -50,18 +51,20 @@ public final class OverlapBreakdown {
             System.err.println("OverlapBreakdown: " + n + " rounds need " + 2 * n + " files, not " + (args.length - 1));
             System.exit(2);
         }
-        List<Map<List<String>, Double>> a = new ArrayList<>();
-        List<Map<List<String>, Double>> b = new ArrayList<>();
+        List<Cct> ta = new ArrayList<>();
+        List<Cct> tb = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            a.add(selfShares(Path.of(args[1 + i])));
-            b.add(selfShares(Path.of(args[1 + n + i])));
+            ta.add(Inputs.load(Path.of(args[1 + i]), Inputs.Options.DEFAULT).cct());
+            tb.add(Inputs.load(Path.of(args[1 + n + i]), Inputs.Options.DEFAULT).cct());
         }
         System.out.println("overlap, adjacent rounds (i with i+1) and across (A round i with B round i):");
         for (int i = 0; i < n; i++) {
-            String within = i + 1 < n ? String.format("A %.3f  B %.3f", overlap(a.get(i), a.get(i + 1)),
-                    overlap(b.get(i), b.get(i + 1))) : "                ";
-            System.out.printf("  round %d: %s  across %.3f%n", i + 1, within, overlap(a.get(i), b.get(i)));
+            String within = i + 1 < n ? String.format("A %.3f  B %.3f", Metrics.overlap(ta.get(i), ta.get(i + 1)),
+                    Metrics.overlap(tb.get(i), tb.get(i + 1))) : "                ";
+            System.out.printf("  round %d: %s  across %.3f%n", i + 1, within, Metrics.overlap(ta.get(i), tb.get(i)));
         }
+        List<Map<List<String>, Double>> a = ta.stream().map(OverlapBreakdown::selfShares).toList();
+        List<Map<List<String>, Double>> b = tb.stream().map(OverlapBreakdown::selfShares).toList();
         System.out.println();
         System.out.println("1 - overlap by stack kind (root ok or not, leaf kind), round 1:");
         printLoss("A with B", a.get(0), b.get(0));
@@ -71,8 +74,7 @@ public final class OverlapBreakdown {
     }
 
     /** Every edge's self share of the tree (the weight overlap compares). */
-    static Map<List<String>, Double> selfShares(Path file) throws Exception {
-        Cct c = Inputs.load(file, Inputs.Options.DEFAULT).cct();
+    static Map<List<String>, Double> selfShares(Cct c) {
         Map<List<String>, Double> out = new HashMap<>();
         double total = c.total();
         Deque<Cct.Node> todo = new ArrayDeque<>();
@@ -85,14 +87,6 @@ public final class OverlapBreakdown {
             node.children().forEach(todo::push);
         }
         return out;
-    }
-
-    static double overlap(Map<List<String>, Double> x, Map<List<String>, Double> y) {
-        double sum = 0;
-        for (Map.Entry<List<String>, Double> e : x.entrySet()) {
-            sum += Math.min(e.getValue(), y.getOrDefault(e.getKey(), 0.0));
-        }
-        return sum;
     }
 
     static void printLoss(String title, Map<List<String>, Double> x, Map<List<String>, Double> y) {

@@ -11,7 +11,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace candor {
@@ -25,12 +24,12 @@ class FlatMap {
     const Slot& s = slots_[probe(key)];
     return s.used ? &s.value : nullptr;
   }
-  // The value of `key`; when there is none, `fresh` becomes it (isNew true).
-  Value& findOrInsert(const Key& key, const Value& fresh, bool* isNew) {
+  // The value of `key`; when there is none, `fresh` becomes it (and *isNew, if asked, true).
+  Value& findOrInsert(const Key& key, const Value& fresh, bool* isNew = nullptr) {
     if (2 * (size_ + 1) > slots_.size()) grow();  // at most half full: an empty slot always ends a probe
     Slot& s = slots_[probe(key)];
-    *isNew = !s.used;
-    if (*isNew) {
+    if (isNew != nullptr) *isNew = !s.used;
+    if (!s.used) {
       s = Slot{key, fresh, true};
       size_++;
     }

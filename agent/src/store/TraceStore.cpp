@@ -58,8 +58,7 @@ void TraceStore::addAgain(uint32_t trace, int tid, SampleKind kind, ThreadState 
     nodes_[trace].isTrace = true;
     traceCount_++;
   }
-  bool isNew = false;
-  counts_.findOrInsert(Key{trace, tid, kind, state, labels}, 0, &isNew) += count;
+  counts_.findOrInsert(Key{trace, tid, kind, state, labels}, 0) += count;
   total_ += count;
 }
 
