@@ -115,6 +115,19 @@ class OwnWalkerTest {
                 // A stub frame sits on top of its Java caller, never alone.
                 long orphanStubs = worker.count(s -> s.frames().get(0).startsWith("[stub]"));
                 assertTrue(orphanStubs < 0.01 * worker.total(), name + ": stub frames without a Java caller: " + orphanStubs);
+                // A leaf call's caller: a method that holds the copy, never the constructor whose code
+                // follows it (the scope after the call, which copies nothing).
+                List<CollapsedProfile.Stack> wrappedCopies = worker.stacks().stream()
+                        .filter(s -> s.frames().contains(Intrinsic.WRAPPED) && s.frames().size() >= 2
+                                && s.leaf().startsWith("[stub] StubRoutines::") && s.leaf().contains("arraycopy"))
+                        .toList();
+                long wrongCaller = wrappedCopies.stream().filter(s -> !Intrinsic.WRAPPED_CALLERS.contains(
+                        s.frames().get(s.frames().size() - 2))).mapToLong(CollapsedProfile.Stack::count).sum();
+                long wrapped = wrappedCopies.stream().mapToLong(CollapsedProfile.Stack::count).sum();
+                summary += String.format(" copies under wrapped %d, wrong caller %d;", wrapped, wrongCaller);
+                assertTrue(wrapped > 0.05 * worker.total(), name + ": too few copy samples under wrapped: " + wrapped
+                        + "\n" + worker);
+                assertEquals(0, wrongCaller, name + ": copy stub under a method that made no copy\n" + worker);
             }
         }
         Figures.line(summary);
