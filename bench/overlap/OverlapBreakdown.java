@@ -25,6 +25,9 @@ import java.util.TreeMap;
  * <li>for the first cross pair and the first pair within A: 1 − overlap split by the kind of leaf
  *   (Java, stub, native, kernel, pseudo-frame) and whether the stack reaches a thread's entry
  *   point ({@code ok}) or not (a broken or truncated stack);</li>
+ * <li>the mean overlap of all pairs of rounds, within each profiler and across;</li>
+ * <li>the overlaps of the stacks cut to their last k frames: whether the profilers part at the
+ *   leaf or in the callers they give it;</li>
  * <li>the leaves (last frame of each stack, self shares summed over all stacks) whose mean share
  *   differs between the profilers by more than three standard errors of the rounds' own spread:
  *   differences the rounds' noise does not explain. Half their summed difference is the part of
@@ -70,7 +73,84 @@ public final class OverlapBreakdown {
         printLoss("A with B", a.get(0), b.get(0));
         printLoss("A with A's round 2", a.get(0), a.get(1));
         System.out.println();
+        printAllPairs(a, b);
+        System.out.println();
+        printBySuffix(a, b);
+        System.out.println();
         printLeafDifferences(a, b);
+    }
+
+    /** Every round with every other: more pairs than adjacent rounds, so less noise in the means. */
+    static void printAllPairs(List<Map<List<String>, Double>> a, List<Map<List<String>, Double>> b) {
+        double[] within = {0, 0};
+        double across = 0;
+        int n = a.size();
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                across += overlap(a.get(i), b.get(j)) / (n * n);
+                if (j > i) {
+                    within[0] += overlap(a.get(i), a.get(j)) / (n * (n - 1) / 2.0);
+                    within[1] += overlap(b.get(i), b.get(j)) / (n * (n - 1) / 2.0);
+                }
+            }
+        }
+        System.out.printf("overlap, mean of all pairs: within A %.3f  within B %.3f  across %.3f%n", within[0], within[1],
+                across);
+    }
+
+    /**
+     * Where along the stacks the profilers part: the overlap of the stacks cut to their last k
+     * frames (leaf first). A gap between within and across that is already there at k = 1 is in
+     * what the leaves are; one that grows with k is in the callers the profilers give them.
+     */
+    static void printBySuffix(List<Map<List<String>, Double>> a, List<Map<List<String>, Double>> b) {
+        System.out.println("overlap of the stacks' last k frames, median over rounds (within: adjacent rounds, "
+                + "across: the same round):");
+        System.out.println("      k  within A  within B    across  within A - across");
+        int n = a.size();
+        for (int k : new int[] {1, 2, 3, 5, 8, 15, Integer.MAX_VALUE}) {
+            List<Map<List<String>, Double>> ca = a.stream().map(m -> lastFrames(m, k)).toList();
+            List<Map<List<String>, Double>> cb = b.stream().map(m -> lastFrames(m, k)).toList();
+            double[] wa = new double[n - 1];
+            double[] wb = new double[n - 1];
+            double[] x = new double[n];
+            for (int i = 0; i < n; i++) {
+                if (i + 1 < n) {
+                    wa[i] = overlap(ca.get(i), ca.get(i + 1));
+                    wb[i] = overlap(cb.get(i), cb.get(i + 1));
+                }
+                x[i] = overlap(ca.get(i), cb.get(i));
+            }
+            double ma = median(wa);
+            double mx = median(x);
+            System.out.printf("  %5s  %8.3f  %8.3f  %8.3f  %+8.3f%n", k == Integer.MAX_VALUE ? "all" : k, ma,
+                    median(wb), mx, ma - mx);
+        }
+    }
+
+    static Map<List<String>, Double> lastFrames(Map<List<String>, Double> edges, int k) {
+        Map<List<String>, Double> out = new HashMap<>();
+        edges.forEach((path, share) -> out.merge(path.subList(Math.max(0, path.size() - k), path.size()), share,
+                Double::sum));
+        return out;
+    }
+
+    /** Metrics.overlap on self-share maps: the sum over shared stacks of the smaller share. */
+    static double overlap(Map<List<String>, Double> x, Map<List<String>, Double> y) {
+        double sum = 0;
+        for (Map.Entry<List<String>, Double> e : x.entrySet()) {
+            Double other = y.get(e.getKey());
+            if (other != null) {
+                sum += Math.min(e.getValue(), other);
+            }
+        }
+        return Math.min(1.0, sum);
+    }
+
+    static double median(double[] xs) {
+        double[] s = xs.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     /** Every edge's self share of the tree (the weight overlap compares). */
