@@ -73,7 +73,7 @@ public final class OverlapBreakdown {
         printLoss("A with B", a.get(0), b.get(0));
         printLoss("A with A's round 2", a.get(0), a.get(1));
         System.out.println();
-        printAllPairs(a, b);
+        printAllPairs(ta, tb);
         System.out.println();
         printBySuffix(a, b);
         System.out.println();
@@ -81,16 +81,16 @@ public final class OverlapBreakdown {
     }
 
     /** Every round with every other: more pairs than adjacent rounds, so less noise in the means. */
-    static void printAllPairs(List<Map<List<String>, Double>> a, List<Map<List<String>, Double>> b) {
+    static void printAllPairs(List<Cct> a, List<Cct> b) {
         double[] within = {0, 0};
         double across = 0;
         int n = a.size();
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
-                across += overlap(a.get(i), b.get(j)) / (n * n);
+                across += Metrics.overlap(a.get(i), b.get(j)) / (n * n);
                 if (j > i) {
-                    within[0] += overlap(a.get(i), a.get(j)) / (n * (n - 1) / 2.0);
-                    within[1] += overlap(b.get(i), b.get(j)) / (n * (n - 1) / 2.0);
+                    within[0] += Metrics.overlap(a.get(i), a.get(j)) / (n * (n - 1) / 2.0);
+                    within[1] += Metrics.overlap(b.get(i), b.get(j)) / (n * (n - 1) / 2.0);
                 }
             }
         }
@@ -109,17 +109,17 @@ public final class OverlapBreakdown {
         System.out.println("      k  within A  within B    across  within A - across");
         int n = a.size();
         for (int k : new int[] {1, 2, 3, 5, 8, 15, Integer.MAX_VALUE}) {
-            List<Map<List<String>, Double>> ca = a.stream().map(m -> lastFrames(m, k)).toList();
-            List<Map<List<String>, Double>> cb = b.stream().map(m -> lastFrames(m, k)).toList();
+            List<Cct> ca = a.stream().map(m -> lastFrames(m, k)).toList();
+            List<Cct> cb = b.stream().map(m -> lastFrames(m, k)).toList();
             double[] wa = new double[n - 1];
             double[] wb = new double[n - 1];
             double[] x = new double[n];
             for (int i = 0; i < n; i++) {
                 if (i + 1 < n) {
-                    wa[i] = overlap(ca.get(i), ca.get(i + 1));
-                    wb[i] = overlap(cb.get(i), cb.get(i + 1));
+                    wa[i] = Metrics.overlap(ca.get(i), ca.get(i + 1));
+                    wb[i] = Metrics.overlap(cb.get(i), cb.get(i + 1));
                 }
-                x[i] = overlap(ca.get(i), cb.get(i));
+                x[i] = Metrics.overlap(ca.get(i), cb.get(i));
             }
             double ma = median(wa);
             double mx = median(x);
@@ -128,23 +128,11 @@ public final class OverlapBreakdown {
         }
     }
 
-    static Map<List<String>, Double> lastFrames(Map<List<String>, Double> edges, int k) {
-        Map<List<String>, Double> out = new HashMap<>();
-        edges.forEach((path, share) -> out.merge(path.subList(Math.max(0, path.size() - k), path.size()), share,
-                Double::sum));
-        return out;
-    }
-
-    /** Metrics.overlap on self-share maps: the sum over shared stacks of the smaller share. */
-    static double overlap(Map<List<String>, Double> x, Map<List<String>, Double> y) {
-        double sum = 0;
-        for (Map.Entry<List<String>, Double> e : x.entrySet()) {
-            Double other = y.get(e.getKey());
-            if (other != null) {
-                sum += Math.min(e.getValue(), other);
-            }
-        }
-        return Math.min(1.0, sum);
+    /** The tree of the stacks cut to their last k frames, weighted by their self shares. */
+    static Cct lastFrames(Map<List<String>, Double> edges, int k) {
+        Cct.Builder tree = Cct.builder();
+        edges.forEach((path, share) -> tree.add(path.subList(Math.max(0, path.size() - k), path.size()), share));
+        return tree.build();
     }
 
     static double median(double[] xs) {
