@@ -53,11 +53,7 @@ def peer_symbols(lib):
 def without_frames(path, symbols, dst):
     """A collapsed file without the stacks that pass through any of symbols: candor's ticks that landed in
     async-profiler's own code (its signal handler), time async-profiler cannot see in its own profile."""
-    with open(dst, "w") as out:
-        for frames, n in profiles.read_collapsed(path):
-            if not any(f in symbols for f in frames):
-                out.write("%s %d\n" % (";".join(frames), n))
-    return dst
+    return profiles.keep_stacks(path, dst, lambda frames: not any(f in symbols for f in frames))
 
 
 def share(path, key):

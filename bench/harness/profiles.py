@@ -142,11 +142,16 @@ def for_compare(path, dst):
     """async-profiler's collapsed output with the threads that never ran Java code left out (candor samples
     Java threads only, unless `allthreads`): like is compared with like. Frames stay as async-profiler wrote
     them: `candor compare` reads its annotations (java/lang/Thread.run_[j]) and names. Returns dst."""
-    stacks = list(read_collapsed(path))
-    java_threads = {split_thread(frames)[0] for frames, _ in stacks if any(JAVA_FRAME.search(f) for f in frames)}
+    java_threads = {split_thread(frames)[0] for frames, _ in read_collapsed(path)
+                    if any(JAVA_FRAME.search(f) for f in frames)}
+    return keep_stacks(path, dst, lambda frames: split_thread(frames)[0] in java_threads)
+
+
+def keep_stacks(path, dst, keep):
+    """A copy of a collapsed file with only the stacks whose frames `keep` accepts. Returns dst."""
     with open(dst, "w") as out:
-        for frames, n in stacks:
-            if split_thread(frames)[0] in java_threads:
+        for frames, n in read_collapsed(path):
+            if keep(frames):
                 out.write("%s %d\n" % (";".join(frames), n))
     return dst
 
