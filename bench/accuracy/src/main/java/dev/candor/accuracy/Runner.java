@@ -99,7 +99,13 @@ public final class Runner {
                 new Case("generated", "lambdas, a proxy, reflection, a method handle", PKG + "Generated", List.of(),
                         PKG + "Generated.spin", PKG + "Generated.lambda$streams$2", false,
                         "spin() reached through a stream lambda (40%), a dynamic proxy (25%), Method.invoke (20%)"
-                                + " and a MethodHandle (15%); generated class names differ every run."));
+                                + " and a MethodHandle (15%); generated class names differ every run."),
+                new Case("handoff", "two threads handing a token back and forth", PKG + "Handoff",
+                        List.of(dontInline("Handoff::afterWake")), PKG + "Handoff.afterWake", null, false,
+                        "After each wake-up a thread runs afterWake (~30 µs of Java), then unparks the other and"
+                                + " parks: tens of thousands of context switches a second, where a timer per thread"
+                                + " and a timer per CPU place their ticks differently; the rest of the CPU (park,"
+                                + " unpark, system calls, switches) is the truth's work."));
     }
 
     static String dontInline(String what) {
@@ -112,6 +118,7 @@ public final class Runner {
                 new Profiler("cpu-agct", "candor cpu walk=agct", "profile.jfr", 0),
                 new Profiler("cpu-vm", "candor cpu walk=vm", "profile.jfr", 0),
                 new Profiler("cpu-remote", "candor cpu walk=remote", "profile.jfr", 0),
+                new Profiler("cpu-thread", "candor cpu percpu=no", "profile.jfr", 0),  // the unprivileged timers
                 new Profiler("ctimer", "candor ctimer", "profile.jfr", 0),
                 new Profiler("itimer", "candor itimer", "profile.jfr", 0),
                 new Profiler("wall", "candor wall", "profile.jfr", 0),
@@ -280,9 +287,11 @@ public final class Runner {
             }
             case "async-cpu" -> cmd.add("-agentpath:" + asyncProfiler + "=start,event=cpu,interval=" + interval
                     + ",jstackdepth=2048,file=" + profile);
-            // cpu-agct, cpu-vm, cpu-remote: the cpu engine with a given stack walker (issue 9)
+            // cpu-agct, cpu-vm, cpu-remote: the cpu engine with a given stack walker (issue 9); cpu-thread:
+            // a perf timer per thread, as unprivileged users get
             default -> cmd.add("-agentpath:" + lib + "=start,event="
-                    + (p.id().startsWith("cpu-") ? "cpu,walk=" + p.id().substring(4) : p.id()) + ",interval=" + interval
+                    + (p.id().equals("cpu-thread") ? "cpu,percpu=no"
+                            : p.id().startsWith("cpu-") ? "cpu,walk=" + p.id().substring(4) : p.id()) + ",interval=" + interval
                     + ",quiet,file=" + profile + ",stats=" + dir.resolve("stats.json"));
         }
         cmd.addAll(List.of("-Xms256m", "-Xmx512m", "-XX:CompileCommand=quiet"));

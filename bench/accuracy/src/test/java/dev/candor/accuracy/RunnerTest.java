@@ -61,6 +61,24 @@ class RunnerTest {
     }
 
     @Test
+    void handoffTruthSplitsEachThreadsCpu() throws Exception {
+        Path truth = dir.resolve("handoff.collapsed");
+        dev.candor.accuracy.cases.Handoff.main(new String[] {truth.toString(), "300"});
+        Inputs.Loaded in = Inputs.load(truth, Inputs.Options.DEFAULT.withFocus(
+                java.util.regex.Pattern.compile("Handoff\\.work$")));
+        Runner.Case hc = Runner.cases().stream().filter(c -> c.id().equals("handoff")).findFirst().orElseThrow();
+        double hot = Runner.hotShare(hc, in.cct());
+        // afterWake is most of each thread's CPU, the hand-overs (park, unpark, switches) the rest
+        assertTrue(hot > 0.3 && hot < 0.98, "afterWake's share of the truth: " + hot);
+        // the two charges add up to the workers' CPU in work (their whole CPU, less start and end)
+        String props = Files.readString(Path.of(truth + ".properties"));
+        long threads = props.lines().filter(l -> l.startsWith("threads_cpu_ns="))
+                .mapToLong(l -> Long.parseLong(l.substring(l.indexOf('=') + 1))).sum();
+        assertTrue(in.cct().total() <= threads && in.cct().total() > 0.9 * threads,
+                "truth " + in.cct().total() + " ns, worker threads' CPU " + threads + " ns");
+    }
+
+    @Test
     void jfrDurations() {
         assertEquals("1 ms", Runner.jfrDuration("1ms"));
         assertEquals("100 us", Runner.jfrDuration("100us"));

@@ -71,6 +71,15 @@ public final class Truth {
         record(THREADS.getCurrentThreadCpuTime() - t0, site, false, callees);
     }
 
+    /**
+     * Charges {@code ns} of CPU measured by the caller (for regions too short to measure one by one
+     * with {@link #stop}, whose caller subtracts the reads' own cost) to the caller's calling context
+     * followed by the named callees.
+     */
+    public static void charge(long ns, int site, String... callees) {
+        record(ns, site, false, callees);
+    }
+
     /** {@link #stop}, walking the site's stack only once: for sites whose stack never changes (deep recursion). */
     public static void stopOnce(long t0, int site, String... callees) {
         record(THREADS.getCurrentThreadCpuTime() - t0, site, true, callees);
