@@ -29,7 +29,8 @@ constexpr size_t kMinCpuRecords = 64;
 constexpr size_t kMaxCpuRingBytes = 16 << 20;
 constexpr size_t kMaxCpuRingsBytes = 64 << 20;
 
-perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes, bool perCpu) {
+perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes, bool perCpu,
+                           bool switches = true) {
   // A thread's event counts user space only (all that perf_event_paranoid 2 allows), whose
   // registers are all that is of use; a CPU's is privileged, and samples the kernel too.
   perf_event_attr attr = perfCpuClockAttr(periodNs);
@@ -45,6 +46,9 @@ perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataB
     attr.exclude_callchain_user = 1;  // the reader walks user space from the copy
     attr.sample_max_stack = kMaxKernelFrames;
     attr.exclude_idle = 1;  // the idle task's ticks write nothing
+    // Switch records (with the sample's tid and time): which thread a late tick was taken in.
+    attr.context_switch = switches ? 1 : 0;
+    attr.sample_id_all = switches ? 1 : 0;
   }
   return attr;
 }
@@ -53,6 +57,10 @@ perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataB
 bool PerfRingEngine::available(uint32_t stackBytes, bool perCpu, std::string* why) {
   perf_event_attr attr = sampleAttr(10'000'000, stackBytes, 4096, perCpu);
   int fd = perCpu ? perfEventOpenOnCpu(&attr, 0) : perfEventOpen(&attr, 0);
+  if (fd < 0 && perCpu && errno == EINVAL) {  // a kernel without switch records: openRing drops them too
+    attr = sampleAttr(10'000'000, stackBytes, 4096, perCpu, false);
+    fd = perfEventOpenOnCpu(&attr, 0);
+  }
   if (fd < 0) {
     *why = perfOpenError(perCpu ? "perf_event_open of a CPU-wide event failed" : "perf_event_open with user registers and stack failed", errno);
     return false;
@@ -116,6 +124,7 @@ bool PerfRingEngine::openCpuRings(std::string* why) {
   for (int cpu = 0; cpu < cpus; cpu++) {
     auto ring = std::make_unique<PerfRing>();
     ring->tid = cpu;
+    ring->grid = TickGrid(tickPeriodNs());
     std::string cpuWhy;
     if (!openRing(cpu, smallPages_, ring.get(), &cpuWhy)) {
       if (errno == ENODEV) continue;  // an offline CPU
@@ -145,8 +154,13 @@ bool PerfRingEngine::openRing(int tid, size_t pages, PerfRing* ring, std::string
   // Halved until the locked-memory limit lets it be mapped, down to two samples.
   size_t minPages = pagesFor(2 * perfSampleRecordBytes(stackBytes_), pageSize_);
   for (size_t p = pages; p >= minPages; p /= 2) {
-    perf_event_attr attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_, perCpu_);
+    perf_event_attr attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_, perCpu_, switches_);
     int fd = perCpu_ ? perfEventOpenOnCpu(&attr, tid) : perfEventOpen(&attr, tid);
+    if (fd < 0 && perCpu_ && switches_ && errno == EINVAL) {  // a kernel before 4.3: no switch records
+      switches_ = false;
+      attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_, perCpu_, false);
+      fd = perfEventOpenOnCpu(&attr, tid);
+    }
     if (fd < 0) {
       int err = errno;
       *why = perfOpenError("perf_event_open", err);
@@ -249,6 +263,7 @@ void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
   ring.page = bigger.page;
   ring.mapBytes = bigger.mapBytes;
   ring.lastCpuNs = 0;  // a new event counts from zero
+  ring.grid = TickGrid(tickPeriodNs());  // and its timer starts a grid of its own
   enlarged_++;
 }
 

@@ -23,11 +23,16 @@
 // while interrupts are off (a thread switched out to an idle CPU) fires after the switch, in the
 // idle task, and writes nothing: every second and when a thread is disarmed, the consumer settles
 // its CPU clock against its samples, so that CPU is charged to it (cpu_unsampled), not lost.
+// The other way round, a tick that fell due before a thread was switched in (while its CPU was
+// idle, or ran another task, with interrupts off or the virtual CPU not yet running) is taken in
+// that thread: each CPU's ring also carries the kernel's switch records (context_switch), and the
+// reader leaves out a sample whose tick (TickGrid) fell due before its thread's switch in.
 //
 // Locking: the engine's mutex guards the table of rings. The reader reads rings only through
 // consumeAll (under the mutex); disarmThread lets the consumer read the ring's last samples,
 // then unmaps it, under the same mutex, so no ring is read after it is unmapped.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -36,6 +41,7 @@
 #include <unordered_map>
 
 #include "engine/Engine.h"
+#include "engine/TickGrid.h"
 
 struct perf_event_mmap_page;
 
@@ -52,6 +58,10 @@ struct PerfRing {
   uint64_t ours = 0;         // the consumer's, percpu: samples of sampled threads read from this ring
   uint64_t foreign = 0;      // … and of other processes or threads not sampled
   bool large = false;        // replaced by a busy thread's ring already
+  // The consumer's, percpu: the CPU's tick grid, and the last task switched in (its switch record).
+  TickGrid grid;
+  uint32_t switchInTid = 0;
+  uint64_t switchInNs = 0;
 };
 
 class RingConsumer {
@@ -92,6 +102,7 @@ class PerfRingEngine : public Engine {
   static bool available(uint32_t stackBytes, bool perCpu, std::string* why);
 
   bool perCpu() const { return perCpu_; }
+  bool switchRecords() const { return perCpu_ && switches_; }
   uint64_t sampleType() const;
   // Reader side, percpu, with the engine's lock held (in consume): the armed thread `tid`, or null.
   CoveredThread* coveredLocked(int tid) {
@@ -109,6 +120,8 @@ class PerfRingEngine : public Engine {
   void consumeAll(RingConsumer& consumer, bool settle = false);
   uint32_t stackBytes() const { return stackBytes_; }
   long long intervalNs() const { return intervalNs_; }
+  // The event's hrtimer period: the interval, at least perf's 10 µs (perf_swevent_hrtimer).
+  uint64_t tickPeriodNs() const { return static_cast<uint64_t>(std::max<long long>(intervalNs_, 10'000)); }
   // For the stop log line: rings mapped smaller than asked for (the locked-memory limit), and
   // rings enlarged for busy threads.
   uint64_t ringsShrunk() const { return shrunk_; }
@@ -142,6 +155,7 @@ class PerfRingEngine : public Engine {
   uint64_t shrunk_ = 0;
   uint64_t enlarged_ = 0;
   bool perCpu_ = false;
+  bool switches_ = true;  // percpu: switch records in the rings (dropped on a kernel that refuses them)
   std::unordered_map<int, CoveredThread> covered_;  // percpu: the armed threads
 };
 

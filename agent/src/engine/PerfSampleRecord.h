@@ -52,6 +52,20 @@ struct PerfSample {
 // is malformed or cut short.
 bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out, uint64_t sampleType = kPerfSampleType);
 
+// percpu (context_switch, sample_id_all): a PERF_RECORD_SWITCH_CPU_WIDE is {header, u32
+// next_prev_pid, u32 next_prev_tid, sample_id}, the sample_id of kPerfCpuSampleType being {u32 pid,
+// u32 tid, u64 time}: the task on the CPU when the record was written, on a switch in (misc without
+// PERF_RECORD_MISC_SWITCH_OUT) the incoming one. True, with its tid and time, for a switch in.
+inline bool parsePerfSwitchIn(const uint8_t* record, size_t size, uint32_t* tid, uint64_t* timeNs) {
+  perf_event_header header;
+  if (size < sizeof header + 8 + 8 + 8) return false;
+  memcpy(&header, record, sizeof header);
+  if (header.type != PERF_RECORD_SWITCH_CPU_WIDE || (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0) return false;
+  memcpy(tid, record + sizeof header + 8 + 4, sizeof *tid);
+  memcpy(timeNs, record + sizeof header + 8 + 8, sizeof *timeNs);
+  return true;
+}
+
 // Bytes of one sample record of `sampleType` with a stack copy of `stackBytes` (a callchain
 // counted at its longest).
 constexpr size_t perfSampleRecordBytes(uint32_t stackBytes, uint64_t sampleType = kPerfSampleType) {

@@ -77,7 +77,9 @@ void RingReader::logSummary() const {
           static_cast<unsigned long long>(engine_.ringsShrunk()),
           engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled, " +
                               std::to_string(lp(inKernel_)) + " in kernel mode (" + std::to_string(lp(kernelNoChain_)) +
-                              " without kernel frames), " + std::to_string(lp(unsampled_)) +
+                              " without kernel frames), " + std::to_string(lp(dueBeforeSwitchIn_)) +
+                              " that fell due before their thread was switched in (of " + std::to_string(lp(switchIns_)) +
+                              " switch records) left out, " + std::to_string(lp(unsampled_)) +
                               " ticks of CPU time no sample covered charged to cpu_unsampled").c_str() : "");
 }
 
@@ -100,6 +102,9 @@ void RingReader::consume(PerfRing& ring) {
       case PERF_RECORD_THROTTLE:  // the kernel skips ticks (perf_event_max_sample_rate): never counted
         addPlain(throttled_, 1);
         break;
+      case PERF_RECORD_SWITCH_CPU_WIDE:  // percpu: who runs on the CPU from when
+        if (parsePerfSwitchIn(record, header.size, &ring.switchInTid, &ring.switchInNs)) addPlain(switchIns_, 1);
+        break;
       default:
         break;
     }
@@ -112,9 +117,17 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   bool parsed = parsePerfSample(record, size, &sample, engine_.sampleType());
   CoveredThread* covered = nullptr;
   if (engine_.perCpu() && parsed) {
+    ring.grid.observe(sample.timeNs);
     covered = sample.pid == static_cast<uint32_t>(pid_) ? engine_.coveredLocked(static_cast<int>(sample.tid)) : nullptr;
     if (covered == nullptr || sample.timeNs < covered->armNs) {
       addPlain(notOurs_, 1);
+      ring.foreign++;
+      return;
+    }
+    // Due while the CPU was idle or ran another task: not this thread's time (the other task's
+    // CPU clock, if it is a sampled thread, charges it there as cpu_unsampled).
+    if (sample.tid == ring.switchInTid && ring.grid.dueNs(sample.timeNs) < ring.switchInNs) {
+      addPlain(dueBeforeSwitchIn_, 1);
       ring.foreign++;
       return;
     }
