@@ -56,25 +56,31 @@ TEST(TickGridTest, followsATimerThatRestarted) {
   EXPECT_NEAR(static_cast<double>(grid.dueNs(due + 5'000)), static_cast<double>(due), 1'000);
 }
 
-TEST(TickGridTest, readsSwitchInRecordsOnly) {
+TEST(TickGridTest, readsWhichTaskTheCpuSwitchedTo) {
   // {header, next_prev_pid, next_prev_tid, sample_id: pid, tid, time}
-  auto record = [](uint16_t misc, uint32_t tid, uint64_t time) {
+  auto record = [](uint16_t misc, uint32_t nextPrevTid, uint32_t tid, uint64_t time) {
     std::vector<uint8_t> r(sizeof(perf_event_header) + 8 + 8 + 8);
     perf_event_header h{PERF_RECORD_SWITCH_CPU_WIDE, misc, static_cast<uint16_t>(r.size())};
     memcpy(r.data(), &h, sizeof h);
-    uint32_t ids[4] = {40, 41, 50, tid};
+    uint32_t ids[4] = {40, nextPrevTid, 50, tid};
     memcpy(r.data() + sizeof h, ids, sizeof ids);
     memcpy(r.data() + sizeof h + 16, &time, sizeof time);
     return r;
   };
   uint32_t tid = 0;
   uint64_t time = 0;
-  auto in = record(0, 51, 123'456'789);
-  ASSERT_TRUE(parsePerfSwitchIn(in.data(), in.size(), &tid, &time));
+  bool out = true;
+  // a switch in: the incoming task is the record's own (sample_id)
+  auto in = record(0, 41, 51, 123'456'789);
+  ASSERT_TRUE(parsePerfSwitch(in.data(), in.size(), &tid, &time, &out));
   EXPECT_EQ(tid, 51u);
   EXPECT_EQ(time, 123'456'789u);
-  auto out = record(PERF_RECORD_MISC_SWITCH_OUT, 52, 5);
-  EXPECT_FALSE(parsePerfSwitchIn(out.data(), out.size(), &tid, &time));
-  EXPECT_EQ(tid, 51u);
-  EXPECT_FALSE(parsePerfSwitchIn(in.data(), in.size() - 1, &tid, &time));  // cut short
+  EXPECT_FALSE(out);
+  // a switch out: the next task is next_prev's
+  auto next = record(PERF_RECORD_MISC_SWITCH_OUT, 52, 0, 5);
+  ASSERT_TRUE(parsePerfSwitch(next.data(), next.size(), &tid, &time, &out));
+  EXPECT_EQ(tid, 52u);
+  EXPECT_EQ(time, 5u);
+  EXPECT_TRUE(out);
+  EXPECT_FALSE(parsePerfSwitch(in.data(), in.size() - 1, &tid, &time, &out));  // cut short
 }

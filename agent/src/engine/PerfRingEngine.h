@@ -23,10 +23,11 @@
 // while interrupts are off (a thread switched out to an idle CPU) fires after the switch, in the
 // idle task, and writes nothing: every second and when a thread is disarmed, the consumer settles
 // its CPU clock against its samples, so that CPU is charged to it (cpu_unsampled), not lost.
-// The other way round, a tick that fell due before a thread was switched in (while its CPU was
+// The other way round, a tick that fell due before the CPU switched to a thread (while it was
 // idle, or ran another task, with interrupts off or the virtual CPU not yet running) is taken in
 // that thread: each CPU's ring also carries the kernel's switch records (context_switch), and the
-// reader leaves out a sample whose tick (TickGrid) fell due before its thread's switch in.
+// reader leaves out a sample whose tick (TickGrid) fell due before the switch to its thread (the
+// switch-out record naming it next, written once the scheduler picked it and its CPU clock runs).
 //
 // Locking: the engine's mutex guards the table of rings. The reader reads rings only through
 // consumeAll (under the mutex); disarmThread lets the consumer read the ring's last samples,
@@ -58,10 +59,10 @@ struct PerfRing {
   uint64_t ours = 0;         // the consumer's, percpu: samples of sampled threads read from this ring
   uint64_t foreign = 0;      // … and of other processes or threads not sampled
   bool large = false;        // replaced by a busy thread's ring already
-  // The consumer's, percpu: the CPU's tick grid, and the last task switched in (its switch record).
+  // The consumer's, percpu: the CPU's tick grid, and the task it last switched to, and when.
   TickGrid grid;
-  uint32_t switchInTid = 0;
-  uint64_t switchInNs = 0;
+  uint32_t switchedToTid = 0;
+  uint64_t switchedNs = 0;
 };
 
 class RingConsumer {

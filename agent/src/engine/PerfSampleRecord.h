@@ -54,14 +54,17 @@ bool parsePerfSample(const uint8_t* record, size_t size, PerfSample* out, uint64
 
 // percpu (context_switch, sample_id_all): a PERF_RECORD_SWITCH_CPU_WIDE is {header, u32
 // next_prev_pid, u32 next_prev_tid, sample_id}, the sample_id of kPerfCpuSampleType being {u32 pid,
-// u32 tid, u64 time}: the task on the CPU when the record was written, on a switch in (misc without
-// PERF_RECORD_MISC_SWITCH_OUT) the incoming one. True, with its tid and time, for a switch in.
-inline bool parsePerfSwitchIn(const uint8_t* record, size_t size, uint32_t* tid, uint64_t* timeNs) {
+// u32 tid, u64 time}, the task on the CPU when the record was written. A switch out (misc
+// PERF_RECORD_MISC_SWITCH_OUT) is written once the scheduler has picked the next task, which
+// next_prev names and whose CPU clock already runs; a switch in, by the incoming task (sample_id)
+// as it starts. True for either, with the task switched to and when; `out` says which record it was.
+inline bool parsePerfSwitch(const uint8_t* record, size_t size, uint32_t* tid, uint64_t* timeNs, bool* out) {
   perf_event_header header;
   if (size < sizeof header + 8 + 8 + 8) return false;
   memcpy(&header, record, sizeof header);
-  if (header.type != PERF_RECORD_SWITCH_CPU_WIDE || (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0) return false;
-  memcpy(tid, record + sizeof header + 8 + 4, sizeof *tid);
+  if (header.type != PERF_RECORD_SWITCH_CPU_WIDE) return false;
+  *out = (header.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+  memcpy(tid, record + sizeof header + (*out ? 4 : 8 + 4), sizeof *tid);
   memcpy(timeNs, record + sizeof header + 8 + 8, sizeof *timeNs);
   return true;
 }

@@ -77,8 +77,8 @@ void RingReader::logSummary() const {
           static_cast<unsigned long long>(engine_.ringsShrunk()),
           engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled, " +
                               std::to_string(lp(inKernel_)) + " in kernel mode (" + std::to_string(lp(kernelNoChain_)) +
-                              " without kernel frames), " + std::to_string(lp(dueBeforeSwitchIn_)) +
-                              " that fell due before their thread was switched in (of " + std::to_string(lp(switchIns_)) +
+                              " without kernel frames), " + std::to_string(lp(dueBeforeSwitch_)) +
+                              " that fell due before the CPU switched to their thread (of " + std::to_string(lp(switches_)) +
                               " switch records) left out, " + std::to_string(lp(unsampled_)) +
                               " ticks of CPU time no sample covered charged to cpu_unsampled").c_str() : "");
 }
@@ -102,9 +102,20 @@ void RingReader::consume(PerfRing& ring) {
       case PERF_RECORD_THROTTLE:  // the kernel skips ticks (perf_event_max_sample_rate): never counted
         addPlain(throttled_, 1);
         break;
-      case PERF_RECORD_SWITCH_CPU_WIDE:  // percpu: who runs on the CPU from when
-        if (parsePerfSwitchIn(record, header.size, &ring.switchInTid, &ring.switchInNs)) addPlain(switchIns_, 1);
+      case PERF_RECORD_SWITCH_CPU_WIDE: {  // percpu: who runs on the CPU from when
+        uint32_t tid = 0;
+        uint64_t at = 0;
+        bool out = false;
+        if (!parsePerfSwitch(record, header.size, &tid, &at, &out)) break;
+        addPlain(switches_, 1);
+        // The switch out, written once the next task is picked, is when its CPU clock started; a
+        // switch in counts only for a task no switch out named (the idle task's may be missing).
+        if (out || ring.switchedToTid != tid) {
+          ring.switchedToTid = tid;
+          ring.switchedNs = at;
+        }
         break;
+      }
       default:
         break;
     }
@@ -126,8 +137,8 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
     }
     // Due while the CPU was idle or ran another task: not this thread's time (the other task's
     // CPU clock, if it is a sampled thread, charges it there as cpu_unsampled).
-    if (sample.tid == ring.switchInTid && ring.grid.dueNs(sample.timeNs) < ring.switchInNs) {
-      addPlain(dueBeforeSwitchIn_, 1);
+    if (sample.tid == ring.switchedToTid && ring.grid.dueNs(sample.timeNs) < ring.switchedNs) {
+      addPlain(dueBeforeSwitch_, 1);
       ring.foreign++;
       return;
     }

@@ -105,8 +105,8 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> inKernel_{0};       // percpu: kept samples the tick took in kernel mode
   std::atomic<uint64_t> kernelNoChain_{0};  // ... of which the kernel gave no kernel frame
   std::atomic<uint64_t> unsampled_{0};      // percpu: ticks charged to cpu_unsampled
-  std::atomic<uint64_t> dueBeforeSwitchIn_{0};  // percpu: ticks another task's time, taken in a thread just switched in
-  std::atomic<uint64_t> switchIns_{0};          // percpu: switch-in records read
+  std::atomic<uint64_t> dueBeforeSwitch_{0};  // percpu: ticks of another task's time, taken in a thread switched to
+  std::atomic<uint64_t> switches_{0};         // percpu: switch records read
   double balance_ = 0;  // percpu, engine lock held: ticks owed to cpu_unsampled, not yet charged
 };
 
