@@ -103,7 +103,6 @@ class PerfRingEngine : public Engine {
   static bool available(uint32_t stackBytes, bool perCpu, std::string* why);
 
   bool perCpu() const { return perCpu_; }
-  bool switchRecords() const { return perCpu_ && switches_; }
   uint64_t sampleType() const;
   // Reader side, percpu, with the engine's lock held (in consume): the armed thread `tid`, or null.
   CoveredThread* coveredLocked(int tid) {
