@@ -13,7 +13,8 @@ One run's report stays in WORK/rN/report.md and its profiles under WORK/rN/."""
 import argparse, json, os, re, statistics, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LINE = re.compile(r"^(\S+)\s+(\S+)\s+(.+?)\s{2,}\d+ samples, hot\s+([\d.]+)% \(truth\s+([\d.]+)%\).*failures\s+([\d.]+)%")
+LINE = re.compile(r"^(\S+)\s+(\S+)\s+(\S+)\s+(.+?)\s{2,}\d+ samples, hot\s+([\d.]+)% \(truth\s+([\d.]+)%\).*"
+                  r"failures\s+([\d.]+)%")
 
 
 def main():
@@ -29,7 +30,8 @@ def main():
     jar = os.path.join(HERE, "target", "candor-accuracy.jar")
     if not os.path.exists(jar):
         sys.exit("repeat: %s is missing: run make (or mvn -pl bench/accuracy -am install) first" % jar)
-    runs = {}  # (case, profiler label) -> [(hot, truth, failures, recorded per interval or None)]
+    runs = {}    # (case, profiler id) -> [(label, hot %, truth %, failures %)], one per round
+    ratios = {}  # (case, profiler id) -> candor's recorded ticks per interval of the workers' CPU, per round
     for rep in range(1, a.reps + 1):
         work = os.path.abspath(os.path.join(a.work, "r%d" % rep))
         out = subprocess.run(["java", "-jar", jar, "--build", a.build, "--jdk", a.jdk, "--cases", a.cases,
@@ -39,36 +41,24 @@ def main():
             sys.exit("repeat: round %d failed: %s" % (rep, (out.stderr or out.stdout)[-500:]))
         for line in out.stdout.splitlines():
             m = LINE.match(line)
-            if m:
-                runs.setdefault((m.group(1), m.group(3)), []).append(
-                    (float(m.group(4)), float(m.group(5)), float(m.group(6))))
-        for pid in a.profilers.split(","):
-            for case in a.cases.split(","):
-                stats = os.path.join(work, "jdk%s" % a.jdk, case + "-default", pid, "stats.json")
-                if os.path.exists(stats):
-                    runs.setdefault((case, "stats " + pid), []).append(recorded_per_interval(stats))
+            if not m:
+                continue
+            case, pid = m.group(1), m.group(3)
+            runs.setdefault((case, pid), []).append((m.group(4),) + tuple(float(m.group(i)) for i in (5, 6, 7)))
+            stats = os.path.join(work, "jdk%s" % a.jdk, case + "-" + m.group(2), pid, "stats.json")
+            if os.path.exists(stats):  # candor's modes
+                ratios.setdefault((case, pid), []).append(recorded_per_interval(stats))
         print("round %d done" % rep, file=sys.stderr, flush=True)
     print("| case | profiler | hot share − truth, per round (points) | median | recorded ticks only | median"
           " | failures (%) | recorded ticks per interval of CPU |")
     print("|---|---|---|---:|---|---:|---|---|")
-    for (case, name), rs in runs.items():
-        if name.startswith("stats "):
-            continue
-        pid = next((p for p in a.profilers.split(",") if label_matches(p, name)), None)
-        ratios = runs.get((case, "stats " + pid), []) if pid else []
-        d = [h - t for h, t, f in rs]
-        r = [100 * h / (100 - f) - t if f < 100 else float("nan") for h, t, f in rs]
+    for (case, pid), rs in runs.items():
+        d = [h - t for _, h, t, f in rs]
+        r = [100 * h / (100 - f) - t if f < 100 else float("nan") for _, h, t, f in rs]
         print("| %s | %s | %s | %+.1f | %s | %+.1f | %s | %s |" % (
-            case, name, ", ".join("%+.1f" % x for x in d), statistics.median(d), ", ".join("%+.1f" % x for x in r),
-            statistics.median(r), ", ".join("%.1f" % f for h, t, f in rs),
-            ", ".join("%.2f" % x for x in ratios) or "—"))
-
-
-def label_matches(pid, label):
-    """The runner's label of a candor profiler id (Runner.profilers)."""
-    return {"cpu": "candor cpu", "cpu-thread": "candor cpu percpu=no"}.get(
-        pid, "candor " + pid.replace("cpu-", "cpu walk=")) == label
-
+            case, rs[0][0], ", ".join("%+.1f" % x for x in d), statistics.median(d), ", ".join("%+.1f" % x for x in r),
+            statistics.median(r), ", ".join("%.1f" % f for _, h, t, f in rs),
+            ", ".join("%.2f" % x for x in ratios.get((case, pid), [])) or "—"))
 
 def recorded_per_interval(stats):
     s = json.load(open(stats))

@@ -415,7 +415,8 @@ public final class Runner {
     }
 
     static String line(Result r) {
-        String head = String.format(Locale.ROOT, "%-15s %-14s %-27s", r.c().id(), r.v().id(), r.p().label());
+        String head = String.format(Locale.ROOT, "%-15s %-14s %-11s %-27s", r.c().id(), r.v().id(), r.p().id(),
+                r.p().label());
         if (!r.ok()) {
             return head + " FAILED: " + r.error();
         }
