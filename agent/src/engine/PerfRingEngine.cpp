@@ -30,7 +30,7 @@ constexpr size_t kMaxCpuRingBytes = 16 << 20;
 constexpr size_t kMaxCpuRingsBytes = 64 << 20;
 
 perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataBytes, bool perCpu,
-                           bool switches = true) {
+                           bool switches = false) {
   // A thread's event counts user space only (all that perf_event_paranoid 2 allows), whose
   // registers are all that is of use; a CPU's is privileged, and samples the kernel too.
   perf_event_attr attr = perfCpuClockAttr(periodNs);
@@ -56,11 +56,8 @@ perf_event_attr sampleAttr(long long periodNs, uint32_t stackBytes, size_t dataB
 
 bool PerfRingEngine::available(uint32_t stackBytes, bool perCpu, std::string* why) {
   perf_event_attr attr = sampleAttr(10'000'000, stackBytes, 4096, perCpu);
+  // Without switch records: openRing asks for them, and does without where the kernel refuses them.
   int fd = perCpu ? perfEventOpenOnCpu(&attr, 0) : perfEventOpen(&attr, 0);
-  if (fd < 0 && perCpu && errno == EINVAL) {  // a kernel without switch records: openRing drops them too
-    attr = sampleAttr(10'000'000, stackBytes, 4096, perCpu, false);
-    fd = perfEventOpenOnCpu(&attr, 0);
-  }
   if (fd < 0) {
     *why = perfOpenError(perCpu ? "perf_event_open of a CPU-wide event failed" : "perf_event_open with user registers and stack failed", errno);
     return false;
