@@ -17,14 +17,14 @@ separate runs this shows what async-profiler's timers add to the process: the sw
 profilers then see.
 
 With --alone every round also runs candor alone and async-profiler alone, and the script ends with the mean
-overlaps of all pairs of rounds (bench/overlap/OverlapBreakdown.java): each profiler alone with itself and the
-two across (the server bench's comparison, with more pairs), and async-profiler's profile alone against its
+overlaps of all pairs of rounds (bench/overlap/OverlapMatrix.java): each profiler alone with itself and the
+two across (the server bench's comparison), and async-profiler's profile alone against its
 profile beside candor (whether candor's presence changes what async-profiler sees).
 """
 
 import argparse
+import itertools
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -138,13 +138,15 @@ def run_server(work, agents, a, wrk):
 
 
 def all_pairs(cli, first, second):
-    """OverlapBreakdown's mean overlaps of all pairs of rounds: within the first, within the second, across."""
-    out = subprocess.run([procs.DEFAULT_JAVA, "-cp", cli, os.path.join(BENCH, "overlap", "OverlapBreakdown.java"),
-                          str(len(first))] + first + second, capture_output=True, text=True)
-    m = re.search(r"mean of all pairs: within A ([\d.]+)\s+within B ([\d.]+)\s+across ([\d.]+)", out.stdout)
-    if not m:
-        sys.exit("server_coprofile: OverlapBreakdown failed: " + (out.stderr.strip() or out.stdout[-500:]))
-    return tuple(float(x) for x in m.groups())
+    """The mean overlaps of all pairs of rounds (bench/overlap/OverlapMatrix.java): within the first, within the
+    second, across."""
+    matrix, error = profiles.overlap_matrix(procs.DEFAULT_JAVA, cli, first + second)
+    if error:
+        sys.exit("server_coprofile: " + error)
+    n = len(first)
+    within = [statistics.fmean(matrix[i + k][j + k] for i, j in itertools.combinations(range(n), 2)) for k in (0, n)]
+    across = statistics.fmean(matrix[i][n + j] for i in range(n) for j in range(len(second)))
+    return within[0], within[1], across
 
 
 def describe(row):

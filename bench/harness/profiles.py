@@ -1,5 +1,6 @@
 """Reading profiles in collapsed form (candor's, and async-profiler's written with `ann,threads`)."""
 
+import json
 import os
 import re
 import subprocess
@@ -154,6 +155,23 @@ def keep_stacks(path, dst, keep):
             if keep(frames):
                 out.write("%s %d\n" % (";".join(frames), n))
     return dst
+
+
+def overlap_matrix(java, cli, files, *options):
+    """overlap(A,B) as `candor compare` computes it for every pair of `files`, each read once
+    (bench/overlap/OverlapMatrix.java on the CLI jar `cli`; options: --drop-failures); (matrix, None), or
+    (None, what went wrong)."""
+    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "overlap", "OverlapMatrix.java")
+    p = subprocess.run([java, "-Xmx4g", "-cp", cli, tool] + list(options) + list(files), capture_output=True,
+                       text=True, timeout=1800)
+    try:
+        matrix = json.loads(p.stdout)
+    except ValueError:
+        matrix = None
+    if p.returncode != 0 or not isinstance(matrix, list) or len(matrix) != len(files):
+        return None, "OverlapMatrix of %d profiles failed (exit %d): %s" % (
+            len(files), p.returncode, (p.stderr or p.stdout)[-300:])
+    return matrix, None
 
 
 def compare_overlap(java, cli, a, b, *options):

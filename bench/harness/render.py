@@ -406,8 +406,12 @@ SERVER_NOTES = [
     "included: a profiler that cannot sample in the kernel loses the server's system time. Read the overlap "
     "with the context-switch line under the server table: async-profiler's timers per thread put a tick that "
     "falls due during a context switch on the thread's own stack at `finish_task_switch` (and lengthen every "
-    "switch), where candor's per-CPU timers lose it (`[cpu_unsampled]`) or give it to the next thread; "
-    "`percpu=no`'s recorded stacks compare like with like."]
+    "switch), where candor's per-CPU timers charge it to the thread as `[cpu_unsampled]` (no stack); "
+    "`percpu=no`'s recorded stacks compare like with like. The verdict is on all pairs of rounds (every candor "
+    "run with every async-profiler run, against every pair of async-profiler runs): each JVM compiles the "
+    "server its own way (in some runs C2 inlines the regex predicates differently, and both profilers, watching "
+    "one JVM, see the same shift), so with adjacent rounds alone the verdict would turn on which of those "
+    "states a few runs happened to get."]
 
 
 def server(raw, s):
@@ -483,6 +487,14 @@ def server(raw, s):
                  "less than either overlaps itself; how far below both a cross overlap lies is what the runs' own "
                  "noise does not explain: " + "; ".join("%s %s" % (config_label(c), f3(e["overlap_self"]))
                                                        for c, e in itself) + ".")
+        L.append("")
+    pairs = [(c, e) for c, e in rows.items() if e.get("pairs_self") is not None]
+    if pairs:
+        L.append("All pairs of rounds (mean): each profiler with itself, every run against every other run of the "
+                 "same config: " + "; ".join("%s %s" % (config_label(c), f3(e["pairs_self"])) for c, e in pairs) +
+                 ". With %s, every run against every run of it: " % ref + "; ".join(
+                     "%s %s" % (config_label(c), f3(e.get("pairs_ref"))) for c, e in pairs if c != srv["reference"])
+                 + ".")
         L.append("")
     return L + server_accuracy(rows)
 

@@ -85,9 +85,26 @@ class ServerPhase:
             # the reference's own pair is its run-to-run baseline, computed above
             r["overlap_self"] = (r.get("overlap_ref") if r["config"] == configs.SERVER_REFERENCE
                                  else self.overlap(r, other))
+        self.all_pairs(runs)
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
             for r in runs if "overlap_ref" in r)))
+
+    def all_pairs(self, runs):
+        """Every profile against every other, each file read once: a run's overlap with every run of the
+        reference and of its own config, of any round (`overlaps_all`). Runs of different rounds are separate
+        JVMs as much as runs of the same round are, so all pairs of rounds estimate the same overlaps as
+        adjacent ones with less noise; and the same pairs whatever order the rounds came in."""
+        runs = [r for r in runs if r.get("profile") and os.path.exists(r["profile"])]
+        if len(runs) < 2:
+            return
+        matrix, error = profiles.overlap_matrix(self.bench.java, self.candor_jar, [compare_input(r) for r in runs])
+        if error:
+            self.bench.anomaly(error)
+            return
+        for i, r in enumerate(runs):
+            r["overlaps_all"] = [{"config": o["config"], "round": o["round"], "overlap": matrix[i][j]}
+                                 for j, o in enumerate(runs) if j != i]
 
     def overlap(self, a, b, *options):
         """overlap(A,B) as `candor compare` prints it, of two runs' profiles (with `candor compare` options:

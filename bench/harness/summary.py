@@ -374,6 +374,40 @@ def ratio(x, y):
     return x / y if x is not None and y else None
 
 
+def pair_overlaps(runs, cfg, ref):
+    """All pairs of rounds (serverphase.all_pairs): the mean overlap of cfg's profiles with every reference
+    profile (`pairs_ref`), of the reference's profiles with each other (`pairs_ref_self`) and of cfg's with each
+    other (`pairs_self`), and the jackknife standard error over rounds of pairs_ref - pairs_ref_self
+    (`pairs_diff_se`: every estimate again with one round left out, all its runs with it). None under 3 rounds."""
+    mine = {r["round"]: r for r in runs if r["config"] == cfg and r.get("overlaps_all")}
+    refs = {r["round"]: r for r in runs if r["config"] == ref and r.get("overlaps_all")}
+    rounds = sorted(set(mine) | set(refs))
+    if len(mine) < 3 or len(refs) < 3:
+        return None
+
+    def ov(r, config, rnd):
+        return next((o["overlap"] for o in r["overlaps_all"] if o["config"] == config and o["round"] == rnd), None)
+
+    def mean_of(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.fmean(xs) if xs else None
+
+    def estimate(skip=None):
+        cross = mean_of(ov(mine[i], ref, j) for i in mine for j in refs if skip not in (i, j) and (cfg != ref or i != j))
+        base = mean_of(ov(refs[i], ref, j) for i in refs for j in refs if i < j and skip not in (i, j))
+        own = mean_of(ov(mine[i], cfg, j) for i in mine for j in mine if i < j and skip not in (i, j))
+        return cross, base, own
+
+    cross, base, own = estimate()
+    if cross is None or base is None:
+        return None
+    diffs = [c - b for c, b, _ in (estimate(k) for k in rounds) if c is not None and b is not None]
+    n = len(diffs)
+    se = (statistics.fmean((d - statistics.fmean(diffs)) ** 2 for d in diffs) * (n - 1)) ** 0.5 if n > 1 else None
+    return {"pairs_ref": cross, "pairs_ref_self": base, "pairs_self": own, "pairs_diff_se": se,
+            "pairs_rounds": len(rounds)}
+
+
 def server(measured):
     """The Jetty workload under paced load (issue 14): per config, the server's own CPU per request in the
     measured window, what the profiler sampled per CPU-second of the Java threads, the share of samples in
@@ -429,6 +463,7 @@ def server(measured):
                 for k in profiles.ENDPOINTS + ("other",):
                     e["endpoint_share_" + k] = median(x[1][k] for _, x in errors)
                     e["endpoint_truth_" + k] = median(x[2][k] for _, x in errors)
+            e.update(pair_overlaps(runs, cfg, configs.SERVER_REFERENCE) or {})
             overlaps = [r["overlap_ref"] for r in rs if r.get("overlap_ref") is not None]
             if overlaps:
                 e["overlap_min"], e["overlap_max"] = min(overlaps), max(overlaps)

@@ -129,6 +129,9 @@ def judge_startup(t, st):
 
 
 def judge_server_overlap(t, srv, cfg):
+    """Judged on all pairs of rounds where there are 3 or more (every run of cfg with every run of the reference,
+    against every pair of reference runs): adjacent rounds alone leave the verdict to which JIT states the few
+    runs happened to compile. The adjacent-round medians are shown beside it."""
     ref = srv["reference"]
     e, base = srv["rows"].get(cfg) or {}, srv["rows"].get(ref) or {}
     text = t.text.format(cfg=config_label(cfg), ref=config_label(ref))
@@ -142,8 +145,16 @@ def judge_server_overlap(t, srv, cfg):
     itself = ""
     if e.get("overlap_self") is not None:
         itself = "; %s with itself: %.3f" % (config_label(cfg), e["overlap_self"])
-    return [Row(text, "overlap %.3f vs %.3f (%s with itself, adjacent rounds)%s%s" % (
-                mine, theirs, config_label(ref), itself, recorded), "PASS" if mine >= theirs else "MISS")]
+    adjacent = "overlap %.3f vs %.3f (%s with itself, adjacent rounds, medians)%s%s" % (
+        mine, theirs, config_label(ref), itself, recorded)
+    if e.get("pairs_ref") is None:
+        return [Row(text, adjacent, "PASS" if mine >= theirs else "MISS")]
+    se = e.get("pairs_diff_se")
+    pairs = "all pairs of %d rounds: **%.3f vs %.3f** (difference %+.3f%s; %s with itself %.3f)" % (
+        e["pairs_rounds"], e["pairs_ref"], e["pairs_ref_self"], e["pairs_ref"] - e["pairs_ref_self"],
+        " ± %.3f, jackknife standard error over rounds" % se if se is not None else "", config_label(cfg),
+        e["pairs_self"] if e.get("pairs_self") is not None else float("nan"))
+    return [Row(text, pairs + "; " + adjacent, "PASS" if e["pairs_ref"] >= e["pairs_ref_self"] else "MISS")]
 
 
 def judge_server_rate(t, srv, cfg):
