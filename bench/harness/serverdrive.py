@@ -84,9 +84,9 @@ def wrk_cmd(wrk, port, seconds, connections, think_ms, work_dir):
             "http://127.0.0.1:%d" % port, "--", os.path.join(work_dir, "bodies"), str(think_ms)]
 
 
-def drive(proc, work_dir, warmup_s, seconds, connections, think_ms, wrk="wrk", log=None):
+def drive(proc, work_dir, warmup_s, seconds, connections, think_ms, wrk="wrk", log=None, at_mark=None):
     """Loads the running server `proc` (started with jetty_argv(work_dir)): warm-up, mark, measured
-    load, stop. Returns {"server": its result, "wrk": the measured run's figures, "wrk_warmup": ...};
+    load, stop; at_mark(proc), if given, runs between the warm-up and the mark. Returns {"server": its result, "wrk": the measured run's figures, "wrk_warmup": ...};
     {"error": ...} instead when something failed (the server is then killed)."""
     out = {}
     try:
@@ -94,6 +94,8 @@ def drive(proc, work_dir, warmup_s, seconds, connections, think_ms, wrk="wrk", l
         out["port"] = port
         for phase, secs in (("wrk_warmup", warmup_s), ("wrk", seconds)):
             if phase == "wrk":
+                if at_mark:
+                    at_mark(proc)
                 post(port, "/admin/mark")
             r = subprocess.run(wrk_cmd(wrk, port, secs, connections, think_ms, work_dir),
                                capture_output=True, text=True, timeout=secs + 60)
