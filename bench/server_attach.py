@@ -18,7 +18,6 @@ run (start-up and warm-up included); attached, the measured window only.
 import argparse
 import itertools
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -45,16 +44,7 @@ def main():
     cfgs = a.configs.split(",")
     if not set(cfgs) <= set(CONFIGS):
         sys.exit("server_attach: --configs takes %s, not %s" % (", ".join(CONFIGS), a.configs))
-    wrk, lib, cli = shutil.which("wrk"), os.path.join(a.build, "libcandor.so"), os.path.join(a.build, "candor.jar")
-    if not wrk:
-        sys.exit("server_attach: wrk not found (Debian package wrk; `make deps` installs it)")
-    if not (os.path.exists(lib) and os.path.exists(cli)):
-        sys.exit("server_attach: %s or %s missing; run `make agent tools` first" % (lib, cli))
-    ap_lib = peers.fetch_async_profiler()
-    if not ap_lib:
-        sys.exit("server_attach: async-profiler not found (tools.profiler:async-profiler on Maven Central)")
-    if not os.path.exists(procs.WORKLOADS_JAR):
-        subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(procs.WORKLOADS_DIR, "pom.xml"), "package"], check=True)
+    wrk, lib, cli, ap_lib = peers.server_tools("server_attach", a.build)
     agents = {"candor": (lib, "start,event=cpu,interval=1ms,file=%s,quiet"),
               "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s")}
     runs = {c: [] for c in cfgs}

@@ -25,7 +25,6 @@ profile beside candor (whether candor's presence changes what async-profiler see
 import argparse
 import itertools
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -78,16 +77,7 @@ def main():
         sys.exit("server_coprofile: with percpu=no candor's timers per thread fall due with async-profiler's, "
                  "and async-profiler samples candor's signal handler; use candor's per-CPU timers (the default "
                  "as root)")
-    wrk, lib, cli = shutil.which("wrk"), os.path.join(a.build, "libcandor.so"), os.path.join(a.build, "candor.jar")
-    if not wrk:
-        sys.exit("server_coprofile: wrk not found (Debian package wrk; `make deps` installs it)")
-    if not (os.path.exists(lib) and os.path.exists(cli)):
-        sys.exit("server_coprofile: %s or %s missing; run `make agent tools` first" % (lib, cli))
-    ap_lib = peers.fetch_async_profiler()
-    if not ap_lib:
-        sys.exit("server_coprofile: async-profiler not found (tools.profiler:async-profiler on Maven Central)")
-    if not os.path.exists(procs.WORKLOADS_JAR):
-        subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(procs.WORKLOADS_DIR, "pom.xml"), "package"], check=True)
+    wrk, lib, cli, ap_lib = peers.server_tools("server_coprofile", a.build)
     symbols = peer_symbols(ap_lib)
     ap_agent = "-agentpath:%s=start,event=cpu,interval=1ms,collapsed,ann,threads,file=%%s" % ap_lib
     candor_agent = "-agentpath:%s=start,event=cpu,%s,file=%%s,quiet" % (lib, a.candor_options)

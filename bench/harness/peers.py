@@ -5,10 +5,12 @@ output, `jfr summary` of a recording)."""
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import zipfile
 
-from . import configs, profiles
+from . import configs, procs, profiles
 from .procs import OUT
 
 
@@ -187,3 +189,19 @@ def sampled(r):
     s, pr = r.get("stats") or {}, r.get("peer") or {}
     return ("  ticks %d recorded %d" % (s.get("ticks", 0), s.get("recorded", 0)) if s else "") + (
         "  samples %d java %d" % (pr.get("samples", 0), pr.get("java", 0)) if pr else "")
+
+
+def server_tools(script, build):
+    """What the server scripts beside the bench need, or exit naming what is missing: wrk, candor's agent and
+    CLI jar in `build`, async-profiler's library, and the workloads jar (built if absent)."""
+    wrk, lib, cli = shutil.which("wrk"), os.path.join(build, "libcandor.so"), os.path.join(build, "candor.jar")
+    if not wrk:
+        sys.exit("%s: wrk not found (Debian package wrk; `make deps` installs it)" % script)
+    if not (os.path.exists(lib) and os.path.exists(cli)):
+        sys.exit("%s: %s or %s missing; run `make agent tools` first" % (script, lib, cli))
+    ap_lib = fetch_async_profiler()
+    if not ap_lib:
+        sys.exit("%s: async-profiler not found (tools.profiler:async-profiler on Maven Central)" % script)
+    if not os.path.exists(procs.WORKLOADS_JAR):
+        subprocess.run(["mvn", "-B", "-q", "-f", os.path.join(procs.WORKLOADS_DIR, "pom.xml"), "package"], check=True)
+    return wrk, lib, cli, ap_lib
