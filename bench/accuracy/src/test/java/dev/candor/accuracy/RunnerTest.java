@@ -68,8 +68,10 @@ class RunnerTest {
                 java.util.regex.Pattern.compile("Handoff\\.work$")));
         Runner.Case hc = Runner.cases().stream().filter(c -> c.id().equals("handoff")).findFirst().orElseThrow();
         double hot = Runner.hotShare(hc, in.cct());
-        // afterWake is most of each thread's CPU, the hand-overs (park, unpark, switches) the rest
-        assertTrue(hot > 0.3 && hot < 0.98, "afterWake's share of the truth: " + hot);
+        // Both charges are there: afterWake's and the hand-overs' (park, unpark, switches). How they divide
+        // depends on the machine: 0.42-0.56 here when quiet, 0.15 in one loaded fresh-clone `make test`,
+        // where the hand-overs cost more; without the second charge the share is 1, without the first 0.
+        assertTrue(hot > 0.02 && hot < 0.98, "afterWake's share of the truth: " + hot);
         // the two charges add up to the workers' CPU in work (their whole CPU, less start and end)
         String props = Files.readString(Path.of(truth + ".properties"));
         long threads = props.lines().filter(l -> l.startsWith("threads_cpu_ns="))
