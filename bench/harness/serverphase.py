@@ -75,45 +75,32 @@ class ServerPhase:
 
     def overlaps(self, runs):
         """candor compare's overlap of every run's profile with the reference profile (async-profiler's default)
-        of the same round, the reference's with itself (reference_pairs), and every config's with itself
-        (next_round_pairs)."""
-        for r, other in reference_pairs(runs, configs.SERVER_REFERENCE):
-            r["overlap_ref"] = self.overlap(r, other)
-            r["overlap_ref_recorded"] = self.overlap(r, other, "--drop-failures")
-            r["overlap_ref_round"] = other["round"]
-        for r, other in next_round_pairs(runs):
-            # the reference's own pair is its run-to-run baseline, computed above
-            r["overlap_self"] = (r.get("overlap_ref") if r["config"] == configs.SERVER_REFERENCE
-                                 else self.overlap(r, other))
-        self.all_pairs(runs)
-        log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
-            "%s r%d %s" % (r["config"], r["round"], "%.3f" % r["overlap_ref"] if r.get("overlap_ref") is not None else "–")
-            for r in runs if "overlap_ref" in r)))
-
-    def all_pairs(self, runs):
-        """Every profile against every other, each file read once: a run's overlap with every run of the
-        reference and of its own config, of any round (`overlaps_all`). Runs of different rounds are separate
-        JVMs as much as runs of the same round are, so all pairs of rounds estimate the same overlaps as
-        adjacent ones with less noise; and the same pairs whatever order the rounds came in."""
+        of the same round, the reference's with itself (reference_pairs), every config's with itself
+        (next_round_pairs), and every run's with every other (`overlaps_all`: runs of different rounds are separate
+        JVMs as much as runs of the same round are, so all pairs estimate the same overlaps as adjacent ones with
+        less noise). All read from two matrices (all ticks; recorded stacks only, --drop-failures), each profile
+        read once per matrix."""
         runs = [r for r in runs if r.get("profile") and os.path.exists(r["profile"])]
         if len(runs) < 2:
             return
-        matrix, error = profiles.overlap_matrix(self.bench.java, self.candor_jar, [compare_input(r) for r in runs])
-        if error:
-            self.bench.anomaly(error)
+        files = [compare_input(r) for r in runs]
+        matrix, error = profiles.overlap_matrix(self.bench.java, self.candor_jar, files)
+        recorded, error2 = profiles.overlap_matrix(self.bench.java, self.candor_jar, files, "--drop-failures")
+        if error or error2:
+            self.bench.anomaly(error or error2)
             return
+        at = {id(r): i for i, r in enumerate(runs)}
+        for r, other in reference_pairs(runs, configs.SERVER_REFERENCE):
+            r["overlap_ref"] = matrix[at[id(r)]][at[id(other)]]
+            r["overlap_ref_recorded"] = recorded[at[id(r)]][at[id(other)]]
+            r["overlap_ref_round"] = other["round"]
+        for r, other in next_round_pairs(runs):
+            r["overlap_self"] = matrix[at[id(r)]][at[id(other)]]
         for i, r in enumerate(runs):
             r["overlaps_all"] = [{"config": o["config"], "round": o["round"], "overlap": matrix[i][j]}
                                  for j, o in enumerate(runs) if j != i]
-
-    def overlap(self, a, b, *options):
-        """overlap(A,B) as `candor compare` prints it, of two runs' profiles (with `candor compare` options:
-        --drop-failures compares recorded stacks only, as a profiler that drops what it could not sample)."""
-        value, error = profiles.compare_overlap(self.bench.java, self.candor_jar, compare_input(a), compare_input(b),
-                                                *options)
-        if error:
-            self.bench.anomaly(error)
-        return value
+        log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
+            "%s r%d %.3f" % (r["config"], r["round"], r["overlap_ref"]) for r in runs if "overlap_ref" in r)))
 
 
 def next_round_pairs(runs):
