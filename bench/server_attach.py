@@ -7,9 +7,14 @@ any profiler present (bench/README.md, "Profilers and the JIT").
     python3 bench/server_attach.py [--reps 4] [--configs candor,ap,candor-attach,ap-attach] [--warmup 20]
                                    [--seconds 15]
 
+`candor-thread` and `candor-thread-attach` run candor with a perf timer per thread (`percpu=no`), the timer
+design async-profiler uses, so that the two profilers can also be compared like with like.
+
 Per run it prints one marker of the code C2 made of the regex endpoint: the share of samples in a vtable
 stub called from `Pattern$BmpCharPropertyGreedy.match`, present (0.5-1.2%) where C2 compiled that method's
-`next.match(...)` as a megamorphic virtual call and near 0 where it inlined it (JDK 17). Then the mean overlap
+`next.match(...)` as a megamorphic virtual call and near 0 where it inlined it (JDK 17); the share of samples
+whose leaf is the scheduler's `finish_task_switch` (see switch_share); and the server's CPU per request in the
+measured window (its system part beside it). Then the mean overlap
 of all pairs of runs (`candor compare`'s, bench/overlap/OverlapMatrix.java): each config with itself, and
 candor with async-profiler when both were loaded the same way. Loaded at start, the profiles cover the whole
 run (start-up and warm-up included); attached, the measured window only.
@@ -26,7 +31,7 @@ from harness import peers, procs, profiles, serverdrive
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
-CONFIGS = ("candor", "ap", "candor-attach", "ap-attach")
+CONFIGS = ("candor", "ap", "candor-attach", "ap-attach", "candor-thread", "candor-thread-attach")
 MARKER = ("java.util.regex.Pattern$BmpCharPropertyGreedy.match", "vtable stub")
 
 
@@ -46,24 +51,27 @@ def main():
         sys.exit("server_attach: --configs takes %s, not %s" % (", ".join(CONFIGS), a.configs))
     wrk, lib, cli, ap_lib = peers.server_tools("server_attach", a.build)
     agents = {"candor": (lib, "start,event=cpu,interval=1ms,file=%s,quiet"),
+              "candor-thread": (lib, "start,event=cpu,interval=1ms,percpu=no,file=%s,quiet"),
               "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s")}
     runs = {c: [] for c in cfgs}
     for rnd in range(1, a.reps + 1):
         for cfg in cfgs:
             work = os.path.join(a.work, "%s-r%d" % (cfg, rnd))
             out = os.path.join(work, "profile.collapsed")
-            profiles_of = agents[cfg.split("-")[0]]
-            run_server(work, profiles_of, out, cfg.endswith("-attach"), a, wrk)
+            profiles_of = agents[cfg.removesuffix("-attach")]
+            server = run_server(work, profiles_of, out, cfg.endswith("-attach"), a, wrk)
             if cfg.startswith("ap"):
                 out = profiles.for_compare(out, os.path.join(work, "profile.compare.collapsed"))
             runs[cfg].append(out)
-            print("%-14s round %d: marker %.2f%%" % (cfg, rnd, 100 * marker_share(out)), flush=True)
+            print("%-20s round %d: marker %.2f%%, switch leaf %.2f%%, server CPU %.0f us per request (system %.0f)"
+                  % (cfg, rnd, 100 * marker_share(out), 100 * switch_share(out), server["cpu_us_per_request"],
+                     1e6 * server["sys_s"] / server["requests"]), flush=True)
     summarize(cli, runs)
 
 
 def run_server(work, agent, out, attach, a, wrk):
-    """One server JVM under the paced load, the agent loaded at start or by jcmd after the warm-up; exits on a
-    failed run."""
+    """One server JVM under the paced load, the agent loaded at start or by jcmd after the warm-up; returns the
+    server's figures of the measured window (serverdrive's result); exits on a failed run."""
     d = serverdrive.DEFAULTS
     serverdrive.prepare(work)
     lib, options = agent
@@ -88,6 +96,7 @@ def run_server(work, agent, out, attach, a, wrk):
     if r.get("error") or r["exit"] != 0 or not os.path.exists(out):
         sys.exit("server_attach: %s (exit %d); log: %s" % (r.get("error", "the server failed or wrote no profile"),
                                                            r["exit"], os.path.join(work, "server.log")))
+    return r["server"]
 
 
 def marker_share(path):
@@ -104,23 +113,41 @@ def marker_share(path):
     return hits / total if total else 0.0
 
 
-def summarize(cli, runs):
-    cfgs = [c for c in runs if len(runs[c]) >= 2]
-    files = [f for c in cfgs for f in runs[c]]
-    matrix, error = profiles.overlap_matrix(procs.DEFAULT_JAVA, cli, files)
-    if error:
-        sys.exit("server_attach: " + error)
-    index = {f: i for i, f in enumerate(files)}
+def switch_share(path):
+    """The share of samples whose leaf is the scheduler's finish_task_switch: a tick that fell due while a
+    context switch ran with interrupts off fires there, in the thread switched in; timers per thread also add
+    switch work of their own (perf switches each thread's event in and out)."""
+    total = hits = 0
+    for frames, n in profiles.read_collapsed(path):
+        total += n
+        if frames and frames[-1].startswith("finish_task_switch"):
+            hits += n
+    return hits / total if total else 0.0
 
-    def mean(pairs):
-        return statistics.fmean(matrix[index[x]][index[y]] for x, y in pairs)
+
+def summarize(cli, runs):
     print("runs with the marker (share >= 0.3%%): %s" % "; ".join(
         "%s %d of %d" % (c, sum(marker_share(f) >= 0.003 for f in runs[c]), len(runs[c])) for c in runs))
-    print("mean overlap of all pairs of runs: %s" % "; ".join(
-        "%s with itself %.3f" % (c, mean(itertools.combinations(runs[c], 2))) for c in cfgs))
-    for mine, theirs in (("candor", "ap"), ("candor-attach", "ap-attach")):
-        if mine in cfgs and theirs in cfgs:
-            print("  %s with %s: %.3f" % (mine, theirs, mean(itertools.product(runs[mine], runs[theirs]))))
+    cfgs = [c for c in runs if len(runs[c]) >= 2]
+    if not cfgs:
+        return  # overlaps need two runs of a config
+    files = [f for c in cfgs for f in runs[c]]
+    index = {f: i for i, f in enumerate(files)}
+    # the second matrix leaves out candor's estimated buckets (cpu_unsampled, kernel_unsampled), as a
+    # profiler that drops what it could not sample: recorded stacks only
+    for label, options in (("", ()), (" (recorded stacks only, --drop-failures)", ("--drop-failures",))):
+        matrix, error = profiles.overlap_matrix(procs.DEFAULT_JAVA, cli, files, *options)
+        if error:
+            sys.exit("server_attach: " + error)
+
+        def mean(pairs):
+            return statistics.fmean(matrix[index[x]][index[y]] for x, y in pairs)
+        print("mean overlap of all pairs of runs%s: %s" % (label, "; ".join(
+            "%s with itself %.3f" % (c, mean(itertools.combinations(runs[c], 2))) for c in cfgs)))
+        for mine, theirs in (("candor", "ap"), ("candor-attach", "ap-attach"), ("candor-thread", "ap"),
+                             ("candor-thread-attach", "ap-attach")):
+            if mine in cfgs and theirs in cfgs:
+                print("  %s with %s: %.3f" % (mine, theirs, mean(itertools.product(runs[mine], runs[theirs]))))
 
 
 if __name__ == "__main__":
