@@ -81,6 +81,15 @@ void RingReader::logSummary() const {
                               " that fell due before the CPU switched to their thread (of " + std::to_string(lp(switches_)) +
                               " switch records) left out, " + std::to_string(lp(unsampled_)) +
                               " ticks of CPU time no sample covered charged to cpu_unsampled").c_str() : "");
+  // A cut stack lacks its callers: a focus on a root method, or a caller's total, misses those samples.
+  // Say so where it matters (1% of the samples or more) and what walks whole stacks.
+  uint64_t walked = samples - lp(notOurs_) - lp(dueBeforeSwitch_);  // percpu: only our threads' samples are walked
+  if (walked > 0 && lp(truncated_) * 100 >= walked) {
+    logInfo("%.1f%% of the stacks were deeper than the %uk stack copy and are cut there (marked [truncated], their "
+            "callers missing); %s walks whole stacks",
+            100.0 * static_cast<double>(lp(truncated_)) / static_cast<double>(walked), engine_.stackBytes() / 1024,
+            engine_.perCpu() ? "percpu=no" : "walk=vm");
+  }
 }
 
 void RingReader::consume(PerfRing& ring) {

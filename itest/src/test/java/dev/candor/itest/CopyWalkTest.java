@@ -16,9 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -100,22 +103,37 @@ class CopyWalkTest {
         assertTrue(recorded >= 0.9, name + ": only " + Figures.pct(recorded) + " of the worker's ticks are Java stacks\n"
                 + worker);
         assertTrue(truncated <= 0.01 * worker.total(), name + ": shallow stacks marked [truncated]: " + truncated);
+        // the log line about cut stacks comes at 1% of the samples: none where under 0.5% of the ticks were cut
+        Matcher cut = Pattern.compile("\"truncated\": (\\d+)").matcher(Files.readString(statsFile));
+        assertTrue(cut.find(), name + ": no depth.truncated in the stats");
+        long cutStacks = Long.parseLong(cut.group(1));
+        assertFalse(cutStacks * 200 < stats.ticks() && run.stderr().contains("stack copy and are cut there"),
+                name + ": a log line about cut stacks where few were cut (" + cutStacks + " of " + stats.ticks()
+                        + " ticks)\n" + run.describe());
     }
 
-    /** A 10,000-frame recursion does not fit an 8 KB copy: every stack stops at the copy's end, marked. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void stacksDeeperThanTheCopyAreKeptToTheCopysEndAndMarked(Jdks.Jdk jdk) throws Exception {
+    /**
+     * A 10,000-frame recursion fits neither an 8 KB copy (walk=copy) nor percpu's 32 KB one: every stack stops at
+     * the copy's end, marked, and a log line says how many were cut and what walks whole stacks.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("engines")
+    void stacksDeeperThanTheCopyAreKeptToTheCopysEndAndMarked(Jdks.Jdk jdk, String engine) throws Exception {
         jdk.assumePresent();
-        String name = "walk=copy 10,000 frames " + jdk;
-        Path dir = Build.runDir("copy-walk-deep-" + jdk.label());
+        String name = engine + " 10,000 frames " + jdk;
+        Path dir = Build.runDir("copy-walk-deep-" + jdk.label() + "-" + engine.replace('=', '-'));
         Path collapsedFile = dir.resolve("deep.collapsed");
         Path statsFile = dir.resolve("deep.json");
         Jvm.Result run = Jvm.of(jdk, dir)
-                .agent("start,event=cpu,interval=1ms,threads,walk=copy,file=" + collapsedFile + ",stats=" + statsFile)
+                .agent("start,event=cpu,interval=1ms,threads," + engine + ",file=" + collapsedFile + ",stats=" + statsFile)
                 .main(DeepStack.class, "10000", "3")
                 .run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
+        assumeEngineRan(engine, run);
+        String hint = engine.equals("percpu") ? "deeper than the 32k stack copy" : "deeper than the 8k stack copy";
+        String remedy = engine.equals("percpu") ? "percpu=no walks whole stacks" : "walk=vm walks whole stacks";
+        assertTrue(run.stderr().contains(hint) && run.stderr().contains(remedy),
+                name + ": no log line about the cut stacks\n" + run.describe());
         ProfileStats stats = Profiles.stats(statsFile, run);
         Profiles.assertIdentity(stats, name);
         CollapsedProfile worker = Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), DeepStack.THREAD, name);
