@@ -39,7 +39,9 @@ import java.util.regex.Pattern;
  *   recorded tick's (shares become shares of recorded stacks). Under a focus they are kept too: they
  *   cannot be attributed to any stack, and dropping them would renormalize.</li>
  * <li>Other pseudo-frames inside stacks ({@code [truncated]} roots of stacks cut at the
- *   recording's depth limit, {@code [unknown_method]}) are ordinary frames.</li>
+ *   recording's depth limit or at the end of a stack copy, {@code [unknown_method]}) are ordinary frames.
+ *   Under a focus, a cut stack with no frame matching it is kept as one {@code [truncated]} edge and
+ *   counted with the failures: its callers, and so whether it ran under the focus, are unknown.</li>
  * <li>{@link Options#threads()} keeps the samples of threads whose name matches (samples without a
  *   thread, such as candor's failure ticks in .collapsed files, are kept: they cannot be told apart).</li>
  * <li>{@link Options#fold()} folds library frames into their caller: a run of frames matching it at
@@ -58,6 +60,8 @@ public final class Inputs {
 
     /** The sample kinds candor writes as root frames when a run mixes them. */
     public static final Set<String> KINDS = Frame.KINDS;
+    /** The mark at the root of a stack cut at a depth limit or at the end of a stack copy. */
+    static final String TRUNCATED = "[" + Frame.TRUNCATED + "]";
 
     /**
      * How to turn samples into the compared tree.
@@ -215,7 +219,7 @@ public final class Inputs {
         }
 
         Cct.Builder cct = Cct.builder();
-        double read = 0, failures = 0, unfocused = 0, otherKinds = 0, droppedOther = 0;
+        double read = 0, failures = 0, unfocused = 0, otherKinds = 0, droppedOther = 0, cut = 0;
         Map<Frame, String> names = new java.util.HashMap<>();
         for (Sample s : samples) {
             double w = s.weight();
@@ -286,23 +290,52 @@ public final class Inputs {
                         break;
                     }
                 }
-                if (at < 0) {
+                if (at < 0 && cutBeforeItsCallers(frames)) {
+                    // its callers are unknown, so whether it ran under the focus is too: kept as one edge,
+                    // as a failure tick is, not silently left out with the stacks that ran elsewhere
+                    if (options.dropFailures()) {
+                        droppedOther += w;
+                        continue;
+                    }
+                    failures += w;
+                    cut += w;
+                    frames = List.of(TRUNCATED);
+                } else if (at < 0) {
                     unfocused += w;
                     continue;
+                } else {
+                    frames = frames.subList(at, frames.size());
                 }
-                frames = frames.subList(at, frames.size());
             }
             cct.add(frames, w);
         }
         Cct tree = cct.build();
-        if (options.focus() != null && failures > 0.2 * tree.total()) {
+        if (options.focus() != null && failures - cut > 0.2 * tree.total()) {
             notes.add(String.format(java.util.Locale.ROOT, "%.1f%% of %s are failure ticks, kept under the focus: they"
                     + " may come from threads outside it (a sampler mode also ticks idle threads, and .collapsed"
-                    + " failure lines name no thread); --drop-failures leaves them out", 100 * failures / tree.total(),
+                    + " failure lines name no thread); --drop-failures leaves them out", 100 * (failures - cut) / tree.total(),
                     source));
+        }
+        if (cut > 0.01 * tree.total()) {
+            notes.add(String.format(java.util.Locale.ROOT, "%.1f%% of %s are stacks cut before any frame matching the"
+                    + " focus (a depth limit or a stack copy's end): kept under it as one edge, %s, since their callers"
+                    + " are unknown; --drop-failures leaves them out", 100 * cut / tree.total(), source, TRUNCATED));
         }
         return new Loaded(source, events, kind, tree, read, tree.total(), failures, unfocused, otherKinds, droppedOther,
                 List.copyOf(notes));
+    }
+
+    /** A stack whose outermost frames, before any real one, include the {@code [truncated]} mark of a cut. */
+    private static boolean cutBeforeItsCallers(List<String> frames) {
+        for (String f : frames) {
+            if (f.equals(TRUNCATED)) {
+                return true;
+            }
+            if (!Frame.isPseudoText(f)) {
+                return false;
+            }
+        }
+        return false;
     }
 
     private static String name(Frame f, Options o) {

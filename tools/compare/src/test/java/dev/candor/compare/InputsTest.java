@@ -149,6 +149,33 @@ class InputsTest {
         assertTrue(e.getMessage().contains("no frame matching the focus"), e.getMessage());
     }
 
+    /** A cut stack may have run under the focus: kept as one [truncated] edge, counted as a failure. */
+    @Test
+    void focusKeepsStacksCutBeforeTheirCallersAsOneEdge() throws Exception {
+        String text = "java.lang.Thread.run;w.Case.work;w.Case.bottom 6\n"
+                + "[truncated];w.Case.descend;w.Case.bottom 3\n"           // cut below work: unknown
+                + "[w1 tid=5];[truncated];w.Case.descend;w.Case.spin 1\n"  // the same under a thread root
+                + "[truncated];w.Case.work;w.Case.descend;w.Case.bottom 2\n"  // cut, but work is in it
+                + "java.lang.Thread.run;x.Other.idle 4\n";
+        Inputs.Loaded in = load(text, Inputs.Options.DEFAULT.withFocus(Pattern.compile("\\.Case\\.work$")));
+        assertEquals(4, in.cct().find(List.of("[truncated]")).self(), 0);
+        assertEquals(4, in.failures(), 0);
+        assertEquals(4, in.unfocused(), 0);  // the uncut stack without work
+        assertEquals(8, in.cct().find(List.of("w.Case.work", "w.Case.bottom")).self()
+                + in.cct().find(List.of("w.Case.work", "w.Case.descend", "w.Case.bottom")).self(), 0);
+        assertTrue(in.notes().stream().anyMatch(n -> n.contains("cut before any frame matching the focus")),
+                in.notes().toString());
+
+        Inputs.Loaded dropped = load(text, Inputs.Options.DEFAULT.withFocus(Pattern.compile("\\.Case\\.work$"))
+                .withDropFailures(true));
+        assertNull(dropped.cct().find(List.of("[truncated]")));
+        assertEquals(8, dropped.kept(), 0);
+        // without a focus a cut stack is an ordinary stack
+        Inputs.Loaded all = load(text, Inputs.Options.DEFAULT);
+        assertEquals(3, all.cct().find(List.of("[truncated]", "w.Case.descend", "w.Case.bottom")).self(), 0);
+        assertEquals(0, all.failures(), 0);
+    }
+
     @Test
     void threadsFilterAndFoldingLibraryFrames() throws Exception {
         String text = "[w1 tid=5];a.Main.run;a.Main.copy;java.lang.System.arraycopy 6\n"
