@@ -149,7 +149,8 @@ public final class Inputs {
      * @param cct          the tree compared
      * @param read         total weight read (samples; for truth trees CPU ns)
      * @param kept         weight in the tree
-     * @param failures     weight of failure and loss stacks in the tree
+     * @param failures     weight of failure and loss stacks in the tree (under a focus, with the stacks cut
+     *                     before any frame matching it, kept as one {@code [truncated]} edge)
      * @param unfocused    weight dropped by the focus (no matching frame)
      * @param otherKinds   weight of samples of other kinds, dropped
      * @param droppedOther weight dropped otherwise (failures with dropFailures, stacks without Java frames,
