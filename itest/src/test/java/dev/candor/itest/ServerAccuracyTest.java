@@ -123,9 +123,8 @@ class ServerAccuracyTest {
         // each idle pool thread's park (before the evening of 2026-11-27) lifted "other" 1.6-2.8 points.
         // Unprivileged, 5 points (issue 14's bound there). On a guest where a timer per thread makes every context
         // switch costly (2026-11-28: 8% of a per-thread profiler's samples at finish_task_switch, 2% on earlier
-        // guests), that switch work is estimated kernel time, and the 4 ms CPU-clock timer most likely finds its
-        // place late, often in the endpoint the thread runs next: regex 2.9-3.8 points high, "other" 1.9-3.7 low
-        // (6 runs).
+        // guests), that switch work is estimated kernel time whose place the 4 ms CPU-clock timer finds late, often
+        // in the endpoint the thread runs next: regex 2.9-3.8 points high, "other" 1.9-3.7 low (6 runs).
         boolean sampled = s.path("kernel").path("mode").asText().equals("sampled");
         double tolerance = sampled ? 0.03 : 0.05;
         if (!sampled) {
