@@ -121,12 +121,8 @@ class ServerAccuracyTest {
         // "other" by about the server's system share, 12%). Placed at each thread's next tick instead (before
         // 2026-11-27), 4.8-5.7 points of "other" landed in the endpoint that ran next; the debts at stop put on
         // each idle pool thread's park (before the evening of 2026-11-27) lifted "other" 1.6-2.8 points.
-        // Unprivileged, 5 points (issue 14's bound there). On a guest where a timer per thread makes every context
-        // switch costly (2026-11-28: 8% of a per-thread profiler's samples at finish_task_switch, 2% on earlier
-        // guests), that switch work is estimated kernel time whose place the 4 ms CPU-clock timer finds late, often
-        // in the endpoint the thread runs next: regex 2.9-3.8 points high, "other" 1.9-3.7 low (6 runs).
         boolean sampled = s.path("kernel").path("mode").asText().equals("sampled");
-        double tolerance = sampled ? 0.03 : 0.05;
+        double tolerance = 0.03;
         if (!sampled) {
             long estimated = s.path("kernel").path("estimated_ticks").asLong();
             assertTrue(estimated >= 0.05 * s.path("ticks").asLong(), name + ": the server's system time is "
