@@ -13,7 +13,7 @@ design async-profiler uses, so that the two profilers can also be compared like 
 Per run it prints one marker of the code C2 made of the regex endpoint: the share of samples in a vtable
 stub called from `Pattern$BmpCharPropertyGreedy.match`, present (0.5-1.2%) where C2 compiled that method's
 `next.match(...)` as a megamorphic virtual call and near 0 where it inlined it (JDK 17); the share of samples
-whose leaf is the scheduler's `finish_task_switch` (see switch_share); and the server's CPU per request in the
+whose leaf is the scheduler's `finish_task_switch` (profiles.shares: a tick deferred while a context switch ran); and the server's CPU per request in the
 measured window (its system part beside it). Then the mean overlap
 of all pairs of runs (`candor compare`'s, bench/overlap/OverlapMatrix.java): each config with itself, and
 candor with async-profiler when both were loaded the same way. Loaded at start, the profiles cover the whole
@@ -60,11 +60,12 @@ def main():
             out = os.path.join(work, "profile.collapsed")
             profiles_of = agents[cfg.removesuffix("-attach")]
             server = run_server(work, profiles_of, out, cfg.endswith("-attach"), a, wrk)
+            counts = profiles.shares(out)  # of the Java threads' samples, as the server bench counts them
             if cfg.startswith("ap"):
                 out = profiles.for_compare(out, os.path.join(work, "profile.compare.collapsed"))
             runs[cfg].append(out)
             print("%-20s round %d: marker %.2f%%, switch leaf %.2f%%, server CPU %.0f us per request (system %.0f)"
-                  % (cfg, rnd, 100 * marker_share(out), 100 * switch_share(out), server["cpu_us_per_request"],
+                  % (cfg, rnd, 100 * marker_share(out), 100 * counts["switch"] / counts["samples"], server["cpu_us_per_request"],
                      1e6 * server["sys_s"] / server["requests"]), flush=True)
     summarize(cli, runs)
 
@@ -109,18 +110,6 @@ def marker_share(path):
     for frames, n in profiles.read_collapsed(path):
         total += n
         if len(frames) >= 2 and (name(frames[-2]), name(frames[-1])) == MARKER:
-            hits += n
-    return hits / total if total else 0.0
-
-
-def switch_share(path):
-    """The share of samples whose leaf is the scheduler's finish_task_switch: a tick that fell due while a
-    context switch ran with interrupts off fires there, in the thread switched in; timers per thread also add
-    switch work of their own (perf switches each thread's event in and out)."""
-    total = hits = 0
-    for frames, n in profiles.read_collapsed(path):
-        total += n
-        if frames and frames[-1].startswith("finish_task_switch"):
             hits += n
     return hits / total if total else 0.0
 
