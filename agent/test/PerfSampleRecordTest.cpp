@@ -123,6 +123,31 @@ TEST(PerfSampleRecord, NoUserRegistersMeansNoStack) {
   EXPECT_EQ(s.stackSize, 0u);
 }
 
+// A CPU-wide switch record: {header, next_prev_pid, next_prev_tid, sample_id {pid, tid, time}}.
+// Out: next_prev names the task switched to, sample_id the one switched out.
+TEST(PerfSampleRecord, ParsesASwitchOutRecord) {
+  struct {
+    perf_event_header header;
+    uint32_t nextPrevPid, nextPrevTid, pid, tid;
+    uint64_t time;
+  } rec = {{PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, 32},
+           7, 8, 5, 6, 1234};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&rec);
+  uint32_t tid = 0, prev = 0;
+  uint64_t at = 0;
+  bool out = false, preempted = false;
+  ASSERT_TRUE(parsePerfSwitch(bytes, sizeof rec, &tid, &at, &out));
+  EXPECT_TRUE(out);
+  EXPECT_EQ(tid, 8u) << "switched to";
+  EXPECT_EQ(at, 1234u);
+  parsePerfSwitchOut(bytes, &prev, &preempted);
+  EXPECT_EQ(prev, 6u) << "switched out";
+  EXPECT_TRUE(preempted);
+  rec.header.misc = PERF_RECORD_MISC_SWITCH_OUT;  // it blocked
+  parsePerfSwitchOut(bytes, &prev, &preempted);
+  EXPECT_FALSE(preempted);
+}
+
 TEST(PerfSampleRecord, RejectsMalformedRecords) {
   std::vector<uint8_t> stack(64);
   std::vector<uint8_t> rec = sampleRecord(1, 2, 3, true, stack, 64);
@@ -249,7 +274,7 @@ struct CountingConsumer : RingConsumer {
       if (s.stackSize > 0 && s.regs[kPerfRegSp] < here && here - s.regs[kPerfRegSp] < (1u << 20)) onOurStack++;
     });
   }
-  void settle(int, uint64_t, uint64_t) override {}
+  void settle(int, const CoveredThread&, uint64_t, uint64_t) override {}
   std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
   uintptr_t here = 0;
   int samples = 0, wrongThread = 0, onOurStack = 0;
@@ -292,6 +317,16 @@ namespace {
 struct ThreadConsumer : RingConsumer {
   void consume(PerfRing& ring) override {
     forEachPerfRecord(ring.page, scratch.data(), [&](const perf_event_header& h, const uint8_t* rec) {
+      uint32_t next = 0, prev = 0;
+      uint64_t at = 0;
+      bool out = false, preempted = false;
+      if (parsePerfSwitch(rec, h.size, &next, &at, &out) && out) {  // as the reader counts them
+        parsePerfSwitchOut(rec, &prev, &preempted);
+        CoveredThread* covered = engine->coveredLocked(static_cast<int>(prev));
+        if (covered != nullptr) (preempted ? covered->preemptedSwitches : covered->blockedSwitches)++;
+        if (covered != nullptr && !preempted) blocked++;
+        return;
+      }
       PerfSample s;
       if (h.type != PERF_RECORD_SAMPLE || !parsePerfSample(rec, h.size, &s, kPerfCpuSampleType)) return;
       if (static_cast<int>(s.tid) != tid) return;
@@ -307,8 +342,9 @@ struct ThreadConsumer : RingConsumer {
       if (s.hasRegs && s.stackSize > 0) withStack++;
     });
   }
-  void settle(int settledTid, uint64_t cpuNs, uint64_t ticks) override {
+  void settle(int settledTid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) override {
     if (settledTid != tid) return;
+    settledBlocked += thread.blockedSwitches;
     settled++;
     settledCpuNs += cpuNs;
     settledTicks += ticks;
@@ -316,6 +352,7 @@ struct ThreadConsumer : RingConsumer {
   std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
   PerfRingEngine* engine = nullptr;
   int tid = 0, ours = 0, kernelWithChain = 0, withStack = 0, notCovered = 0, withJavaThread = 0, settled = 0;
+  uint64_t blocked = 0, settledBlocked = 0;  // the thread's switches out as it blocked
   uint64_t settledCpuNs = 0, settledTicks = 0;
 };
 }  // namespace
@@ -346,9 +383,14 @@ TEST(PerfRingEngine, PerCpuSamplesThisThreadAndTheKernel) {
   auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(80);
   char buf[4096] = {};
   int fd = open("/dev/null", O_WRONLY);
+  uint64_t iterations = 0, slept = 0;
   while (std::chrono::steady_clock::now() < end) {
     for (int i = 0; i < 10000; i++) spin = spin + i;
     for (int i = 0; i < 50; i++) EXPECT_GT(write(fd, buf, sizeof buf), 0);  // kernel time
+    if (iterations++ % 64 == 0) {  // blocks: a switch out, not preempted
+      usleep(100);
+      slept++;
+    }
     engine.consumeAll(consumer, true);  // settles as the reader does once a second
   }
   close(fd);
@@ -365,6 +407,9 @@ TEST(PerfRingEngine, PerCpuSamplesThisThreadAndTheKernel) {
   // samples since the previous one: together, its CPU while armed (80 ms of wall, nearly all on
   // CPU) and every sample the consumer counted, each once.
   EXPECT_GT(consumer.settled, 1);
+  // The switch records name the thread switched out and whether it blocked: each sleep blocked it.
+  EXPECT_GE(consumer.blocked, slept);
+  EXPECT_EQ(consumer.settledBlocked, consumer.blocked) << "each settlement hands over the switches since the last";
   EXPECT_EQ(consumer.settledTicks, static_cast<uint64_t>(consumer.ours));
   EXPECT_GT(consumer.settledCpuNs, 40'000'000u);
   EXPECT_LT(consumer.settledCpuNs, 200'000'000u);

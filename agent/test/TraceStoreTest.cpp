@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -164,6 +165,67 @@ TEST(SampleAccounting, WallRepeatsKeepTheirOutcomeAcrossIntervals) {
   EXPECT_EQ(accounting.failures(Bucket::kUnknownJava), 1u);
   EXPECT_EQ(accounting.failures(Bucket::kUnknownState), 1u);
   EXPECT_EQ(outcomes.seen, (std::vector<int32_t>{3, -5, kUnknownStateCode}));
+}
+
+// A kernel debt paid away from a system call (kKernelDebtBci on top of the stack where it was
+// paid, or kKernelDebtCode at settlement) lands on the thread's last system-call site (a sample
+// its producer took in one: the CPU-time timer's [kernel_unsampled] on a C frame, or, percpu,
+// sampled kernel frames on it, which give way to the marker); before the thread has one, it stays
+// where it was paid, renamed [kernel_unsampled], or is stackless cpu_unsampled. Every tick counts once.
+TEST(SampleAccounting, KernelDebtLandsOnTheThreadsLastSystemCallSite) {
+  SampleRing ring(64, 8);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  // frames: (bci, method) leaf first; a code <= 0 publishes no frames
+  auto publish = [&](int tid, int32_t code, std::vector<std::pair<jint, uintptr_t>> frames, uint32_t weight,
+                     bool site = false) {
+    SampleSlot* s = ring.tryClaim_signalSafe();
+    ASSERT_NE(s, nullptr);
+    fillHeader_signalSafe(s, tid, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
+    s->site = site ? 1 : 0;
+    s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
+    for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
+    s->weight = weight;
+    ring.publish_signalSafe(s);
+  };
+  const std::pair<jint, uintptr_t> java1{2, 3}, java2{3, 4}, libc{kNativeFrameBci, 100}, libjvm{kNativeFrameBci, 200};
+  const std::pair<jint, uintptr_t> marker{kKernelUnsampledBci, 0}, debt{kKernelDebtBci, 0};
+  const std::pair<jint, uintptr_t> k1{kKernelFrameBci, 901}, k2{kKernelFrameBci, 902};
+  publish(1, 1, {debt, {5, 5}, java1}, 2);                      // no site yet: stays on its stack
+  publish(1, kKernelDebtCode, {}, 3);                           // no site yet: stackless
+  publish(1, 1, {marker, libc, java1, java2}, 1, true);         // the CPU-time timer's placement: a site
+  publish(1, 1, {debt, {7, 7}, java1}, 5);                      // to that site
+  publish(1, kKernelDebtCode, {}, 4);                           // to that site
+  publish(2, kKernelDebtCode, {}, 6);                           // thread 2 has no site
+  publish(1, 1, {marker, {9, 9}, java1}, 1);                    // kernel time kept on a Java stack: no site
+  publish(1, 1, {debt, {7, 7}, java1}, 2);                      // still to the first site
+  publish(3, 1, {k1, k2, libjvm, java1}, 1);                    // a page fault in libjvm: no site
+  publish(3, kKernelDebtCode, {}, 2);                           // so stackless
+  publish(3, 1, {k1, k2, libc, java2}, 1, true);                // percpu: sampled in a system call
+  publish(3, kKernelDebtCode, {}, 3);                           // on its C frame, under the marker
+  publish(3, kKernelDebtCode, {}, 1);
+  accounting.drain(ring);
+
+  using Stack = std::vector<std::pair<jint, uintptr_t>>;  // (bci, method), leaf first
+  std::map<std::pair<int, Stack>, uint64_t> byStack;
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t n) {
+    Stack stack;
+    for (const StoredFrame& f : store.frames(key.trace)) stack.emplace_back(f.bci, reinterpret_cast<uintptr_t>(f.method));
+    byStack[{key.tid, stack}] += n;
+  });
+  EXPECT_EQ((byStack[{1, {marker, libc, java1, java2}}]), 1u + 5 + 4 + 2);
+  EXPECT_EQ((byStack[{1, {marker, {5, 5}, java1}}]), 2u);
+  EXPECT_EQ((byStack[{1, {marker, {9, 9}, java1}}]), 1u);
+  EXPECT_EQ((byStack[{3, {k1, k2, libjvm, java1}}]), 1u);
+  EXPECT_EQ((byStack[{3, {k1, k2, libc, java2}}]), 1u);
+  EXPECT_EQ((byStack[{3, {marker, libc, java2}}]), 3u + 1);
+  EXPECT_EQ(byStack.size(), 6u) << "no stack keeps the debt marker";
+  EXPECT_EQ(accounting.failures(Bucket::kCpuUnsampled), 3u + 6 + 2);
+  EXPECT_EQ(accounting.kernelUnsampled(), 15u + 4);
+  EXPECT_EQ(accounting.kernelSampled(), 2u);
+  EXPECT_EQ(accounting.recorded() + accounting.failuresTotal(), 32u);
+  EXPECT_EQ(accounting.perThread().at(1).ticks, 18u);
+  EXPECT_EQ(accounting.perThread().at(1).recorded, 15u);
 }
 
 TEST(TickBuckets, AgctCodesHaveNames) {

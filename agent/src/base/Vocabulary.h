@@ -48,6 +48,12 @@ constexpr jint kKernelUnsampledBci = -112;
 // The class of an allocation sample's object or of a lock sample's lock, on top of its stack:
 // method_id is the class's id in jvm/ClassNames (not a pointer).
 constexpr jint kObjectClassBci = -113;
+// The handler's marker, in place of kKernelUnsampledBci, on kernel time a thread owed and pays away
+// from a system call (past PerfEngine::kOwedAtTickIntervals, at a tick in whatever code runs then).
+// The consumer (SampleAccounting) moves those ticks to the thread's last system-call site, where
+// its kernel time has been found; with none yet, they stay here as [kernel_unsampled]. So no output
+// ever sees this marker.
+constexpr jint kKernelDebtBci = -114;
 
 
 // True for a frame whose method_id is a jmethodID that JVMTI can name.
@@ -153,6 +159,10 @@ constexpr int32_t kCpuUnsampledCode = -1006;
 // numFrames value of the ticks the sampled threads' CPU clocks say the CPU signal should have
 // brought after another handler took it over (LostSignalTicks): CPU time without a stack, not lost.
 constexpr int32_t kSignalLostCode = -1007;
+// numFrames value of the kernel time a thread still owed when it ended or the session stopped, no
+// system call having returned to take it: the consumer puts it on the thread's last system-call
+// site as kKernelDebtBci ticks are; with none, it is stackless cpu_unsampled.
+constexpr int32_t kKernelDebtCode = -1008;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
@@ -160,7 +170,7 @@ inline Bucket bucketForCode(int32_t code) {
   if (code == kRemoteBusyCode) return Bucket::kRemoteBusy;
   if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
   if (code == kWalkThrottledCode) return Bucket::kWalkThrottled;
-  if (code == kCpuUnsampledCode) return Bucket::kCpuUnsampled;
+  if (code == kCpuUnsampledCode || code == kKernelDebtCode) return Bucket::kCpuUnsampled;
   if (code == kSignalLostCode) return Bucket::kSignalLost;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;

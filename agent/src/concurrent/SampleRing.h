@@ -41,6 +41,7 @@ struct SampleSlot {
   uint8_t kind;          // SampleKind
   uint8_t state;         // ThreadState
   uint8_t truncated;     // 1: the walk stopped at the depth limit; outer frames may be missing
+  uint8_t site;          // 1: taken in a system call (the user pc just past a `syscall`): a kernel site
   int16_t spill;         // >= 0: the frames are in this SpillPool buffer, not in `frames`
   uint32_t handlerNs;    // time from the handler's start to the publish; 0 when not measured
   uint32_t weight = 1;   // ticks this sample stands for (merged perf overflows, estimated kernel time)

@@ -22,6 +22,10 @@ struct CpuTickBatch {
   int records = 0;              // ticks recorded since the last signal, oldest first (at most kMaxRecords)
   uint64_t unrecorded = 0;      // more ticks without a record here: PERF_RECORD_LOST, or past kMaxRecords
   uint64_t unsampledKernel = 0; // ticks the kernel dropped in kernel mode, estimated from the CPU clock
+  // Of unsampledKernel, a debt paid away from a system call (the CPU-time timer places kernel time
+  // at system calls, and this was owed too long, or is settled), the ticks that go to the thread's
+  // last system-call site (kKernelDebtBci); the rest stays where the thread is.
+  uint64_t kernelDebt = 0;
   int64_t latencyNs = -1;       // from the newest tick to now, -1 when unknown
   // KernelTime::kEstimated: not a tick but the thread's CPU-time timer, which finds it where its
   // kernel time was spent when it fired in a system call (the signal waits for the call to return).

@@ -5,12 +5,14 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <utility>
 
 #include "base/Ordering.h"
 #include "concurrent/Clock.h"
@@ -30,7 +32,24 @@ struct CpuMark {
   uint64_t session;
   uint64_t cpuNs;
   int64_t debtNs;  // CPU time the ticks so far fell short of (may be negative: a tick came early)
+  // The thread's context switches (getrusage: voluntary, involuntary) when its kernel debt was
+  // last paid, to tell where the next debt was run up (splitKernelDebt_signalSafe).
+  uint64_t voluntary;
+  uint64_t involuntary;
 };
+
+// Signal-handler path: this thread's context switches so far, {voluntary, involuntary}. A raw
+// system call; zeros if it fails.
+std::pair<uint64_t, uint64_t> threadSwitches_signalSafe() {
+  rusage usage = {};
+  if (syscall(SYS_getrusage, RUSAGE_THREAD, &usage) != 0) return {0, 0};
+  return {static_cast<uint64_t>(usage.ru_nvcsw), static_cast<uint64_t>(usage.ru_nivcsw)};
+}
+
+CpuMark newMark_signalSafe(uint64_t session, uint64_t cpuNs) {
+  auto [voluntary, involuntary] = threadSwitches_signalSafe();
+  return CpuMark{session, cpuNs, 0, voluntary, involuntary};
+}
 __thread CpuMark tCpuMark __attribute__((tls_model("initial-exec")));
 std::atomic<uint64_t> gSessions{0};
 constexpr int kSettleRequest = 0x5e771e;  // si_value of a settle request (SI_QUEUE from this process)
@@ -116,7 +135,7 @@ bool PerfEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   // On the thread itself (a thread that starts in the session): its CPU counts from here, not from
   // its first tick, which a thread shorter than an interval never gets.
   if (settles_ && tid == static_cast<int>(syscall(SYS_gettid))) {
-    tCpuMark = CpuMark{session_, clockNs(CLOCK_THREAD_CPUTIME_ID), 0};
+    tCpuMark = newMark_signalSafe(session_, clockNs(CLOCK_THREAD_CPUTIME_ID));
   }
   perf_event_attr attr = cpuClock(nextIntervalNs_signalSafe(), kernelSampled_, ringPages_ > 0);
   int fd = perfEventOpen(&attr, tid);
@@ -217,6 +236,7 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
     if (info->si_pid != pid_ || info->si_value.sival_int != kSettleRequest) return;
     batch->cpuTimer = batch->settle = true;
     batch->unsampledKernel = unsampledKernelTicks_signalSafe(0, 0);
+    batch->kernelDebt = placeAtSyscalls_ ? splitKernelDebt_signalSafe(batch->unsampledKernel) : 0;
     batch->unsampledCpu = settleLastPart_signalSafe();
     addOrdered(settled_, uint64_t{1});  // recorded before stop goes on: deactivate waits for this handler
     return;
@@ -233,9 +253,31 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
   int64_t payAbove = placeAtSyscalls_ ? kOwedAtTickIntervals * intervalNs_ : 0;
   // No ticks: an earlier handler of this thread took this signal's ticks and set the mark.
   batch->unsampledKernel = batch->ticks() > 0 ? unsampledKernelTicks_signalSafe(batch->ticks(), payAbove) : 0;
+  if (placeAtSyscalls_ && batch->unsampledKernel > 0) batch->kernelDebt = splitKernelDebt_signalSafe(batch->unsampledKernel);
 }
 
-uint64_t PerfEngine::kernelTicksAtSyscall_signalSafe() { return unsampledKernelTicks_signalSafe(0, 0); }
+uint64_t PerfEngine::kernelTicksAtSyscall_signalSafe() {
+  uint64_t owed = unsampledKernelTicks_signalSafe(0, 0);
+  if (owed > 0) splitKernelDebt_signalSafe(owed);  // paid where it was run up: the next debt counts from here
+  return owed;
+}
+
+uint64_t PerfEngine::splitKernelDebt_signalSafe(uint64_t owed) {
+  // A debt is kernel time the CPU-time timer did not find at a system call, much of it the work
+  // around context switches (run with interrupts off: no tick sees it), each charged to the thread
+  // switched in. One it asked for (voluntary: it blocked in a system call) it pays as that call
+  // returns: the call's site. One it did not (preempted) it pays where it resumes, in the code
+  // it was running, which is where ticks find it. So the debt goes to the system-call site in
+  // the voluntary switches' share (all of it, with no switch: system calls, page faults).
+  auto [voluntary, involuntary] = threadSwitches_signalSafe();
+  CpuMark& m = tCpuMark;
+  uint64_t v = voluntary - std::min(voluntary, m.voluntary);
+  uint64_t i = involuntary - std::min(involuntary, m.involuntary);
+  m.voluntary = voluntary;
+  m.involuntary = involuntary;
+  if (v + i == 0) return owed;
+  return (owed * v + (v + i) / 2) / (v + i);
+}
 
 uint64_t PerfEngine::settleLastPart_signalSafe() {
   // What is left of the debt is less than an interval, of user or kernel time: which, no clock
@@ -262,14 +304,16 @@ uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow, int64_t 
   uint64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID);
   CpuMark last = tCpuMark;
   auto interval = static_cast<int64_t>(intervalNs_);
-  if (last.session != session_ || cpu <= last.cpuNs || interval <= 0) {
-    tCpuMark = CpuMark{session_, cpu, 0};
+  if (last.session != session_ || interval <= 0) {
+    tCpuMark = newMark_signalSafe(session_, cpu);
     return 0;
   }
+  if (cpu <= last.cpuNs) return 0;
   int64_t debt = last.debtNs + static_cast<int64_t>(cpu - last.cpuNs) - static_cast<int64_t>(ticksNow) * interval;
   if (debt < -interval) debt = -interval;  // ticks that came early settle at most one interval ahead
   uint64_t owed = debt >= interval && debt > payAboveNs ? static_cast<uint64_t>(debt / interval) : 0;
-  tCpuMark = CpuMark{session_, cpu, debt - static_cast<int64_t>(owed) * interval};
+  tCpuMark.cpuNs = cpu;
+  tCpuMark.debtNs = debt - static_cast<int64_t>(owed) * interval;
   return owed;
 }
 

@@ -19,15 +19,22 @@
 // a timer signal in user code records nothing. A thread's timer stops in the kernel about as often
 // as it spends time there, so where the owed ticks land follows where the kernel time was spent.
 // Kernel time that no system call returns to (page faults) waits for the next one; a debt past
-// kOwedAtTickIntervals intervals is paid at the next tick, as before, so none grows unbounded;
+// kOwedAtTickIntervals intervals is paid at the next tick, so none grows unbounded, and lands on
+// the thread's last system-call site (kKernelDebtBci: the consumer, SampleAccounting, knows it).
+// Much of a debt is time the timer cannot find: a context switch runs with interrupts off, so no
+// tick, and no expiry, is seen there. Paid where the tick was, it went to whatever code ran hot
+// (ServerAccuracyTest unprivileged, on a guest whose switches cost much: regex 3-5 points high,
+// its stacks 10-12% [kernel_unsampled] against 4-5% kernel time where the kernel is sampled).
 // Placement needs cstack (the native modules, to check the instruction) and a walk in the handler
 // (walk=vm or agct).
 //
 // Settling. A thread's debt is counted from its arming when it is armed on itself (ThreadStart),
 // not from its first tick, which a thread shorter than an interval never gets. What a thread still
 // owes when it ends or the session stops, a signal asks it to pay (settleThisThread, settleThreads:
-// the debt is in its own thread-local mark), as stackless cpu_unsampled ticks: where the thread is
-// then (an idle pool thread: its park) is not where the time went. Its last part of an interval is
+// the debt is in its own thread-local mark): where the thread is then (an idle pool thread: its
+// park) is not where the time went, so its kernel debt goes to its last system-call site, as
+// above, or, where the kernel is not placed at system calls, is stackless cpu_unsampled ticks,
+// with the rest of its debt. Its last part of an interval is
 // pooled with other threads' into whole ticks. This holds in every mode, kernel sampled or not: a
 // per-thread perf timer overflows only after an interval of the thread's own CPU, so without it
 // about half the CPU of threads that live for less than that went without a tick.
@@ -70,6 +77,9 @@ class PerfEngine : public Engine {
   // Ticks the kernel dropped in kernel mode since this thread's last tick (kEstimated only), to
   // be recorded now: all of them, or, placing at system calls, only a debt past the bound.
   uint64_t unsampledKernelTicks_signalSafe(uint64_t ticksNow, int64_t payAboveNs) const;
+  // Of `owed` kernel ticks paid now, those that go to the thread's last system-call site (the
+  // rest stay where the thread is): by its context switches since its last payment.
+  uint64_t splitKernelDebt_signalSafe(uint64_t owed);
 
   bool kernelSampled_ = false;
   bool placeAtSyscalls_ = false;

@@ -305,8 +305,9 @@ void PerfRingEngine::settleLocked(int tid, CoveredThread& thread, RingConsumer& 
   // settlement, its CPU in this one: the consumer's balance evens that out.
   uint64_t now = threadCpuNs(tid);  // 0 for a thread gone already: nothing to settle
   if (now <= thread.settledCpuNs) return;
-  consumer.settle(tid, now - thread.settledCpuNs, thread.ticks);
+  consumer.settle(tid, thread, now - thread.settledCpuNs, thread.ticks);
   thread.settledCpuNs = now;
+  thread.blockedSwitches = thread.preemptedSwitches = 0;
   thread.ticks = 0;
 }
 

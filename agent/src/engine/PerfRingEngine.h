@@ -65,6 +65,8 @@ struct PerfRing {
   uint64_t switchedNs = 0;
 };
 
+struct CoveredThread;
+
 class RingConsumer {
  public:
   virtual ~RingConsumer() = default;
@@ -73,7 +75,8 @@ class RingConsumer {
   // percpu, right after every ring was read: since its previous settlement (or its arming),
   // thread `tid` used `cpuNs` of CPU, in which the rings held `ticks` of its samples. Called
   // with the engine's lock held, when the thread is disarmed and from consumeAll(.., true).
-  virtual void settle(int tid, uint64_t cpuNs, uint64_t ticks) = 0;
+  // `thread` is the covered thread, with its switches since then.
+  virtual void settle(int tid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) = 0;
 };
 
 // percpu: an armed thread, in the engine's table (guarded by its mutex).
@@ -82,6 +85,10 @@ struct CoveredThread {
   uint64_t settledCpuNs = 0;  // its CPU clock at arming, then at its last settlement
   uint64_t ticks = 0;         // the reader's: its samples taken since then
   uintptr_t javaThread = 0;  // its JavaThread, from the registry or a confirmed r15 (the reader's)
+  // The reader's, since the last settlement: its switches out, blocked (in a system call) or
+  // preempted (in whatever it ran), from the CPUs' switch records.
+  uint64_t blockedSwitches = 0;
+  uint64_t preemptedSwitches = 0;
 };
 
 class PerfRingEngine : public Engine {

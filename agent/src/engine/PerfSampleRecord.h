@@ -69,6 +69,16 @@ inline bool parsePerfSwitch(const uint8_t* record, size_t size, uint32_t* tid, u
   return true;
 }
 
+// Of a switch-out record (parsePerfSwitch's `out`): the task switched out (its sample_id's tid),
+// and whether it was preempted (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: still runnable) rather than
+// blocked (it waits in a system call).
+inline void parsePerfSwitchOut(const uint8_t* record, uint32_t* prevTid, bool* preempted) {
+  perf_event_header header;
+  memcpy(&header, record, sizeof header);
+  memcpy(prevTid, record + sizeof header + 8 + 4, sizeof *prevTid);
+  *preempted = (header.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+}
+
 // Bytes of one sample record of `sampleType` with a stack copy of `stackBytes` (a callchain
 // counted at its longest).
 constexpr size_t perfSampleRecordBytes(uint32_t stackBytes, uint64_t sampleType = kPerfSampleType) {

@@ -30,15 +30,23 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     } else {
       code = it->second.code;
     }
-  } else if (code > 0) {
+  } else if (code == kKernelDebtCode || (code > 0 && frames[0].lineno == kKernelDebtBci)) {
+    trace = landDebtAtSite(slot, &frames, &code, kind, state, t);
+    if (trace != DrainListener::kNoTrace) {
+      *outcome = code;
+      return trace;
+    }
+  }
+  if (code > 0) {
     // A stack cut at the depth limit has lost its outermost frames: say so in the profile.
     trace = store_.add(frames, code, slot.tid, kind, state, w, slot.truncated != 0, slot.labels);
     truncated_ += slot.truncated != 0 ? w : 0;
     deepest_ = std::max<uint64_t>(deepest_, static_cast<uint64_t>(code));
     recorded_[k] += w;
     t.recorded += w;
+    if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
     if (frames[0].lineno == kKernelUnsampledBci) kernelUnsampled_ += w;
-    else if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
+    if (slot.site != 0) noteKernelSite(slot.tid, trace, frames, code);
     timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, trace, Bucket::kNoJavaFrame, w);
   }
   if (code <= 0) {
@@ -50,6 +58,49 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
   if (kind == SampleKind::kWall) lastWall_[slot.tid] = LastResult{trace, code};
   *outcome = code;
   return trace;
+}
+
+void SampleAccounting::noteKernelSite(int tid, uint32_t trace, const ASGCT_CallFrame* frames, int32_t code) {
+  // The producer saw the thread in a system call (SampleSlot::site); the kernel's part of its stack,
+  // the CPU-time timer's marker or the sampled kernel frames, sits on the call's C frame.
+  int32_t kernel = 0;
+  if (frames[0].lineno == kKernelUnsampledBci) {
+    kernel = 1;
+  } else {
+    while (kernel < code && frames[kernel].lineno == kKernelFrameBci) kernel++;
+  }
+  if (kernel == 0 || kernel >= code || frames[kernel].lineno != kNativeFrameBci) return;
+  lastKernelSite_[tid] = frames[0].lineno == kKernelUnsampledBci ? KernelSite{trace, code, 0} : KernelSite{trace, code, kernel};
+}
+
+uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code,
+                                          SampleKind kind, ThreadState state, ThreadTicks& t) {
+  auto site = lastKernelSite_.find(slot.tid);
+  if (site != lastKernelSite_.end()) {
+    KernelSite& s = site->second;
+    if (s.kernelFrames > 0) {  // a sampled site: its kernel frames are not this time's, the marker is
+      std::vector<StoredFrame> stack = store_.frames(s.trace);
+      stack.erase(stack.begin(), stack.begin() + std::min<size_t>(s.kernelFrames - 1, stack.size()));
+      stack[0] = StoredFrame{nullptr, kKernelUnsampledBci};
+      s = KernelSite{store_.intern(stack), static_cast<int32_t>(stack.size()), 0};
+    }
+    uint64_t w = slot.weight;
+    store_.addAgain(s.trace, slot.tid, kind, state, w, slot.labels);
+    recorded_[static_cast<int>(kind)] += w;
+    t.recorded += w;
+    kernelUnsampled_ += w;
+    timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, s.trace, Bucket::kNoJavaFrame, w);
+    *code = s.code;
+    return s.trace;
+  }
+  if (*code == kKernelDebtCode) {
+    *code = kCpuUnsampledCode;
+    return DrainListener::kNoTrace;
+  }
+  scratch_.assign(*frames, *frames + *code);
+  scratch_[0].lineno = kKernelUnsampledBci;
+  *frames = scratch_.data();
+  return DrainListener::kNoTrace;
 }
 
 // An allocation or lock sample: its stack counts its value (bytes, ns) in the store, the sample
@@ -153,6 +204,7 @@ void SampleAccounting::clear() {
   perThread_.clear();
   failuresBy_.clear();
   lastWall_.clear();
+  lastKernelSite_.clear();
   timeline_.clear();
 }
 

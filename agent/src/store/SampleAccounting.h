@@ -107,6 +107,13 @@ class SampleAccounting {
   uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state,
                         int32_t* outcome);
   uint32_t landValued(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
+  // A kernel debt (kKernelDebtBci on top, or kKernelDebtCode): on the thread's last system-call
+  // site, when it has one (returns its trace), else kNoTrace with `frames` renamed into scratch_
+  // (*frames then points there) or, stackless, *code made cpu_unsampled.
+  uint32_t landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code, SampleKind kind,
+                          ThreadState state, ThreadTicks& t);
+  // Remembers a recorded stack as its thread's last system-call site if it is one.
+  void noteKernelSite(int tid, uint32_t trace, const ASGCT_CallFrame* frames, int32_t code);
 
   TraceStore& store_;
   DrainListener* listener_ = nullptr;
@@ -126,6 +133,17 @@ class SampleAccounting {
   std::unordered_map<int, ThreadTicks> perThread_;
   std::unordered_map<FailureKey, uint64_t, FailureKeyHash> failuresBy_;
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome
+  // Where a thread was last found in a system call: a trace with [kernel_unsampled] on top of the
+  // call's C frame (kernelFrames 0: the CPU-time timer's placement, or one derived from a sample),
+  // or a sampled one with `kernelFrames` kernel frames on top of it.
+  struct KernelSite {
+    uint32_t trace;
+    int32_t code;
+    int32_t kernelFrames;
+  };
+  // Per tid: its last system-call site, where its kernel debts land (kKernelDebtBci, kKernelDebtCode).
+  std::unordered_map<int, KernelSite> lastKernelSite_;
+  std::vector<ASGCT_CallFrame> scratch_;  // a debt's stack with its marker renamed, when it has no site
   TimelineLog timeline_;
 };
 

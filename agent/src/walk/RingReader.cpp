@@ -1,6 +1,7 @@
 #include "walk/RingReader.h"
 
 #include <setjmp.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -123,6 +124,7 @@ void RingReader::consume(PerfRing& ring) {
           ring.switchedToTid = tid;
           ring.switchedNs = at;
         }
+        if (out) countSwitchOut(record);
         break;
       }
       default:
@@ -170,6 +172,9 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   if (parsed) slot->labels = labels_.idAt(static_cast<int>(sample.tid), sample.timeNs);
   slot->numFrames = parsed ? walk(covered != nullptr ? covered->javaThread : ring.javaThread, sample, slot)
                            : kMalformedSampleCode;
+  // percpu: a sample in a system call tells the consumer where this thread's blocking calls are,
+  // for the ticks lost as it blocked (settle).
+  if (covered != nullptr && sample.inKernel && sample.hasRegs) slot->site = afterSystemCall(sample.regs[kPerfRegIp]) ? 1 : 0;
   if (unsampled > 0) {
     recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
                              static_cast<uint32_t>(std::min<uint64_t>(unsampled, UINT32_MAX)),
@@ -181,14 +186,42 @@ void RingReader::onSample(PerfRing& ring, const uint8_t* record, size_t size) {
   ring_.publish_signalSafe(slot);
 }
 
-void RingReader::settle(int tid, uint64_t cpuNs, uint64_t ticks) {
+bool RingReader::afterSystemCall(uintptr_t pc) {
+  // As the CPU-time timer's placement checks it (stoppedAtSystemCall_signalSafe), but from here,
+  // after the fact: the module may be gone, so the bytes are read by the kernel, which fails on a
+  // page no longer mapped instead of faulting.
+  if (pc < 2 || !NativeStack::isNative_signalSafe(pc)) return false;
+  uint8_t code[2] = {};
+  iovec local = {code, sizeof code};
+  iovec remote = {reinterpret_cast<void*>(pc - 2), sizeof code};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof code && code[0] == 0x0f && code[1] == 0x05;
+}
+
+void RingReader::countSwitchOut(const uint8_t* record) {
+  uint32_t prev = 0;
+  bool preempted = false;
+  parsePerfSwitchOut(record, &prev, &preempted);
+  CoveredThread* thread = engine_.coveredLocked(static_cast<int>(prev));
+  if (thread == nullptr) return;
+  (preempted ? thread->preemptedSwitches : thread->blockedSwitches)++;
+}
+
+void RingReader::settle(int tid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) {
   balance_ += static_cast<double>(cpuNs) / static_cast<double>(std::max<long long>(engine_.intervalNs(), 1)) -
               static_cast<double>(ticks);
   if (balance_ < 1) return;
   auto owed = static_cast<uint32_t>(std::min(balance_, double{UINT32_MAX}));
   balance_ -= owed;
   addPlain(unsampled_, owed);
-  recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, monotonicNs(), owed);
+  // The ticks lost are the scheduler's, as it switched the thread out (interrupts off). One that
+  // blocked was in a system call: those go where the consumer last found it in one, as kernel
+  // time (kKernelDebtCode); a preempted one was in whatever it ran, which no stack tells.
+  uint64_t blocked = thread.blockedSwitches;
+  uint64_t all = blocked + thread.preemptedSwitches;
+  auto toSite = static_cast<uint32_t>(all > 0 ? (owed * blocked + all / 2) / all : 0);
+  uint64_t now = monotonicNs();
+  if (toSite > 0) recordEstimatedCode_signalSafe(ring_, counters_, kKernelDebtCode, tid, now, toSite);
+  if (owed > toSite) recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, now, owed - toSite);
 }
 
 uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {

@@ -62,7 +62,7 @@ class RingReader : public RingConsumer {
 
   void consume(PerfRing& ring) override;
   // percpu: charges the ticks the thread's CPU time held beyond its samples to cpu_unsampled.
-  void settle(int tid, uint64_t cpuNs, uint64_t ticks) override;
+  void settle(int tid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) override;
 
   // After stop(): one log line with what the reader did and what it cost.
   void logSummary() const;
@@ -70,6 +70,10 @@ class RingReader : public RingConsumer {
  private:
   void run();
   void onSample(PerfRing& ring, const uint8_t* record, size_t size);
+  // percpu: counts a switch-out record's thread as blocked or preempted (CoveredThread).
+  void countSwitchOut(const uint8_t* record);
+  // Whether user code at `pc` (a sample's, in the kernel) had just made a system call.
+  static bool afterSystemCall(uintptr_t pc);
   int32_t walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot);
   // Ticks the event skipped (in the kernel, or throttled) since the ring's previous sample.
   uint64_t unsampledTicks(PerfRing& ring, const PerfSample& sample) const;

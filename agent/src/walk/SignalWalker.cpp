@@ -69,15 +69,19 @@ void SignalWalker::takeCpuTicks_signalSafe(void* ucontext, int32_t tid, const Cp
 void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, const CpuTickBatch& batch,
                                                   Engine& engine) {
   if (batch.settle) {
-    // The thread pays what it still owes as it ends or the session stops. Where that time went, no
-    // clock tells, and where the thread is now (an idle pool thread: its park) is not where it went:
-    // put there, a 200-thread server's last debts landed on idle stacks (ServerAccuracyTest,
-    // unprivileged: "other" 1.6-2.8 points high, 0.2-1.2 stackless). So it is all stackless
-    // cpu_unsampled: the thread's CPU that no tick placed, with its weight.
-    uint64_t stackless = batch.unsampledKernel + batch.unsampledCpu;
-    if (stackless > 0) {
-      recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, monotonicNs(), clampWeight(stackless));
+    // The thread pays what it still owes as it ends or the session stops. Where the thread is now
+    // (an idle pool thread: its park) is not where that time went: put there, a 200-thread server's
+    // last debts landed on idle stacks (ServerAccuracyTest, unprivileged: "other" 1.6-2.8 points
+    // high). Its kernel debt of blocking system calls goes where the consumer last found this
+    // thread's kernel time, its last system-call site (kKernelDebtCode); the rest, and the last part
+    // of an interval, user or kernel time, is stackless cpu_unsampled: the thread's CPU that no tick
+    // placed, with its weight.
+    uint64_t now = monotonicNs();
+    uint64_t stackless = batch.unsampledCpu + batch.unsampledKernel - batch.kernelDebt;
+    if (batch.kernelDebt > 0) {
+      recordEstimatedCode_signalSafe(ring_, counters_, kKernelDebtCode, tid, now, clampWeight(batch.kernelDebt));
     }
+    if (stackless > 0) recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, now, clampWeight(stackless));
     return;
   }
   if (remote_ != nullptr || !stoppedAtSystemCall_signalSafe(ucontext)) return;  // in user code: none owed here
@@ -93,6 +97,15 @@ void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, c
     return;
   }
   walk_signalSafe(ucontext, Jvm::currentEnv_signalSafe(tid), t, 0);
+}
+
+void SignalWalker::recordKernelOnTop_signalSafe(const SampleSlot* slot, uint64_t ticks, jint marker) {
+  if (ticks == 0) return;
+  recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
+                           clampWeight(ticks), [marker](ASGCT_CallFrame* top, int32_t) {
+                             top[0] = {marker, nullptr};
+                             return 1;
+                           });
 }
 
 void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel) {
@@ -113,6 +126,7 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
   int32_t kernelFrames = 0;
   if (slot != nullptr) {
     fillHeader_signalSafe(slot, t.tid, t.kind, t.state, t.timeNs, t.latencyNs);
+    slot->site = t.kernelSite ? 1 : 0;
     slot->numFrames = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
       kernelFrames = t.batch != nullptr
                          ? t.engine->kernelFrames_signalSafe(*t.batch, t.record, frames, std::min(max - 1, kMaxKernelFrames))
@@ -127,13 +141,11 @@ void SignalWalker::walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, u
     }, &hints_, t.tid);
     // The extra slots copy this one's frames: before it is published, while they are still ours.
     if (t.batch != nullptr) recordOlderTicks_signalSafe(slot, kernelFrames, t);
-    if (unsampledKernel > 0) {
-      recordOnTopOf_signalSafe(ring_, counters_, slot, firstJavaFrame(ring_.framesOf(slot), slot->numFrames),
-                               clampWeight(unsampledKernel), [](ASGCT_CallFrame* top, int32_t) {
-                                 top[0] = {kKernelUnsampledBci, nullptr};
-                                 return 1;
-                               });
-    }
+    // Of a debt (placed at system calls, owed too long), what blocking calls ran up goes to the
+    // thread's last one, at the consumer (kKernelDebtBci); the rest stays on this stack.
+    uint64_t toSite = t.batch != nullptr ? std::min(t.batch->kernelDebt, unsampledKernel) : 0;
+    recordKernelOnTop_signalSafe(slot, unsampledKernel - toSite, kKernelUnsampledBci);
+    recordKernelOnTop_signalSafe(slot, toSite, kKernelDebtBci);
   } else {  // the ring is full: the older and unsampled ticks go with this one
     uint64_t extra = (t.batch != nullptr ? static_cast<uint64_t>(t.record - t.folded) : 0) + unsampledKernel;
     addPlain(counters_.ticks[static_cast<int>(t.kind)], extra);

@@ -60,6 +60,8 @@ class SignalWalker : public SignalSampleSink {
   // Walks on this thread (or hands to the remote walker), charging the walk to the throttle for
   // CPU ticks; returns the slot it published or nullptr (dropped, remote, or a failure).
   void walk_signalSafe(void* ucontext, JNIEnv* env, const Tick& t, uint64_t unsampledKernel);
+  // `ticks` of kernel time on top of the Java part of `slot`'s stack, under `marker`.
+  void recordKernelOnTop_signalSafe(const SampleSlot* slot, uint64_t ticks, jint marker);
   // The older records of a batch not folded into `main`: their kernel frames over a copy of
   // `main`'s user frames; those without kernel frames share one copy.
   void recordOlderTicks_signalSafe(const SampleSlot* main, int32_t kernelFramesOfMain, const Tick& t);

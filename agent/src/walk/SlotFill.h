@@ -21,6 +21,7 @@ inline void fillHeader_signalSafe(SampleSlot* slot, int32_t tid, SampleKind kind
   slot->labels = ThreadLabels::process().of_signalSafe(tid);
   slot->kind = static_cast<uint8_t>(kind);
   slot->state = static_cast<uint8_t>(state);
+  slot->site = 0;
   slot->timeNs = timeNs;
   slot->latencyNs = latencyNs;
 }
