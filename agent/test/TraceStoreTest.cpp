@@ -228,6 +228,48 @@ TEST(SampleAccounting, KernelDebtLandsOnTheThreadsLastSystemCallSite) {
   EXPECT_EQ(accounting.perThread().at(1).recorded, 15u);
 }
 
+// The kernel time a thread owed where it ran (preempted: kKernelWhereItRanCode) lands as
+// [kernel_unsampled] on the Java part of its last recorded stack, the kernel and C frames of that
+// sample left out; before it has one, stackless cpu_unsampled.
+TEST(SampleAccounting, KernelTimeWhereAThreadRanLandsOnItsLastStack) {
+  SampleRing ring(64, 8);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  auto publish = [&](int tid, int32_t code, std::vector<std::pair<jint, uintptr_t>> frames, uint32_t weight) {
+    SampleSlot* s = ring.tryClaim_signalSafe();
+    ASSERT_NE(s, nullptr);
+    fillHeader_signalSafe(s, tid, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
+    s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
+    for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
+    s->weight = weight;
+    ring.publish_signalSafe(s);
+  };
+  const std::pair<jint, uintptr_t> java1{2, 3}, java2{3, 4}, libc{kNativeFrameBci, 100}, k1{kKernelFrameBci, 901};
+  const std::pair<jint, uintptr_t> marker{kKernelUnsampledBci, 0};
+  publish(4, kKernelWhereItRanCode, {}, 1);         // no stack yet: stackless
+  publish(4, 1, {k1, libc, java1, java2}, 1);       // sampled in the kernel under a C frame
+  publish(4, kKernelWhereItRanCode, {}, 3);         // on its Java part
+  publish(4, 1, {java2}, 1);
+  publish(4, kKernelWhereItRanCode, {}, 2);         // the newer stack
+  publish(4, kKernelWhereItRanCode, {}, 1);
+  accounting.drain(ring);
+
+  using Stack = std::vector<std::pair<jint, uintptr_t>>;
+  std::map<Stack, uint64_t> byStack;
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t n) {
+    Stack stack;
+    for (const StoredFrame& f : store.frames(key.trace)) stack.emplace_back(f.bci, reinterpret_cast<uintptr_t>(f.method));
+    byStack[stack] += n;
+  });
+  EXPECT_EQ((byStack[{marker, java1, java2}]), 3u);
+  EXPECT_EQ((byStack[{marker, java2}]), 3u);
+  EXPECT_EQ(byStack.size(), 4u);
+  EXPECT_EQ(accounting.failures(Bucket::kCpuUnsampled), 1u);
+  EXPECT_EQ(accounting.kernelUnsampled(), 6u);
+  EXPECT_EQ(accounting.kernelSampled(), 1u);
+  EXPECT_EQ(accounting.recorded() + accounting.failuresTotal(), 9u);
+}
+
 TEST(TickBuckets, AgctCodesHaveNames) {
   EXPECT_STREQ(bucketName(bucketForCode(0)), "no_java_frame");
   EXPECT_STREQ(bucketName(bucketForCode(-1)), "no_class_load");

@@ -163,6 +163,12 @@ constexpr int32_t kSignalLostCode = -1007;
 // system call having returned to take it: the consumer puts it on the thread's last system-call
 // site as kKernelDebtBci ticks are; with none, it is stackless cpu_unsampled.
 constexpr int32_t kKernelDebtCode = -1008;
+// numFrames value of the kernel time a thread owed where it runs, not in a system call (the share of
+// its debt run up as it was preempted: the scheduler's work, in whatever code the thread ran), when it
+// ends or the session stops, or percpu as its lost ticks are settled: the consumer puts it as
+// [kernel_unsampled] on the Java part of the thread's last recorded stack; with none, it is stackless
+// cpu_unsampled.
+constexpr int32_t kKernelWhereItRanCode = -1009;
 
 inline Bucket bucketForCode(int32_t code) {
   if (code == kNotJavaThreadCode) return Bucket::kNotJavaThread;
@@ -170,7 +176,7 @@ inline Bucket bucketForCode(int32_t code) {
   if (code == kRemoteBusyCode) return Bucket::kRemoteBusy;
   if (code == kRemoteTimeoutCode) return Bucket::kRemoteTimeout;
   if (code == kWalkThrottledCode) return Bucket::kWalkThrottled;
-  if (code == kCpuUnsampledCode || code == kKernelDebtCode) return Bucket::kCpuUnsampled;
+  if (code == kCpuUnsampledCode || code == kKernelDebtCode || code == kKernelWhereItRanCode) return Bucket::kCpuUnsampled;
   if (code == kSignalLostCode) return Bucket::kSignalLost;
   if (code <= 0 && code >= -10) return static_cast<Bucket>(-code);
   return Bucket::kUnknownError;

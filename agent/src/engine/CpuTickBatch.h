@@ -26,6 +26,9 @@ struct CpuTickBatch {
   // at system calls, and this was owed too long, or is settled), the ticks that go to the thread's
   // last system-call site (kKernelDebtBci); the rest stays where the thread is.
   uint64_t kernelDebt = 0;
+  // With settle, placing at system calls: the rest of unsampledKernel, which goes to the thread's last
+  // recorded stack (kKernelWhereItRanCode).
+  uint64_t kernelWhereItRan = 0;
   int64_t latencyNs = -1;       // from the newest tick to now, -1 when unknown
   // KernelTime::kEstimated: not a tick but the thread's CPU-time timer, which finds it where its
   // kernel time was spent when it fired in a system call (the signal waits for the call to return).

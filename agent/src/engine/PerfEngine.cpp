@@ -237,6 +237,7 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
     batch->cpuTimer = batch->settle = true;
     batch->unsampledKernel = unsampledKernelTicks_signalSafe(0, 0);
     batch->kernelDebt = placeAtSyscalls_ ? splitKernelDebt_signalSafe(batch->unsampledKernel) : 0;
+    batch->kernelWhereItRan = placeAtSyscalls_ ? batch->unsampledKernel - batch->kernelDebt : 0;
     batch->unsampledCpu = settleLastPart_signalSafe();
     addOrdered(settled_, uint64_t{1});  // recorded before stop goes on: deactivate waits for this handler
     return;

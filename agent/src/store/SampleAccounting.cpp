@@ -36,6 +36,12 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
       *outcome = code;
       return trace;
     }
+  } else if (code == kKernelWhereItRanCode) {
+    trace = landWhereItRan(slot, &code, kind, state, t);
+    if (trace != DrainListener::kNoTrace) {
+      *outcome = code;
+      return trace;
+    }
   }
   if (code > 0) {
     // A stack cut at the depth limit has lost its outermost frames: say so in the profile.
@@ -47,6 +53,10 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
     if (frames[0].lineno == kKernelUnsampledBci) kernelUnsampled_ += w;
     if (slot.site != 0) noteKernelSite(slot.tid, trace, frames, code);
+    if (kind == SampleKind::kCpu) {
+      WhereItRan& last = lastCpuStack_[slot.tid];
+      if (last.trace != trace) last = WhereItRan{trace};
+    }
     timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, trace, Bucket::kNoJavaFrame, w);
   }
   if (code <= 0) {
@@ -71,6 +81,39 @@ void SampleAccounting::noteKernelSite(int tid, uint32_t trace, const ASGCT_CallF
   }
   if (kernel == 0 || kernel >= code || frames[kernel].lineno != kNativeFrameBci) return;
   lastKernelSite_[tid] = frames[0].lineno == kKernelUnsampledBci ? KernelSite{trace, code, 0} : KernelSite{trace, code, kernel};
+}
+
+uint32_t SampleAccounting::landWhereItRan(const SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state,
+                                          ThreadTicks& t) {
+  auto last = lastCpuStack_.find(slot.tid);
+  if (last == lastCpuStack_.end()) {
+    *code = kCpuUnsampledCode;
+    return DrainListener::kNoTrace;
+  }
+  WhereItRan& w = last->second;
+  if (w.marked == DrainListener::kNoTrace) {
+    // The Java part of the stack (its C frames too, when it has none), under the marker: the
+    // kernel's and the C frames on top were that sample's, not this time's.
+    std::vector<StoredFrame> stack = store_.frames(w.trace);
+    auto isKernel = [](const StoredFrame& f) { return f.bci == kKernelFrameBci || f.bci == kKernelUnsampledBci; };
+    size_t from = 0;
+    while (from < stack.size() && isKernel(stack[from])) from++;
+    size_t java = from;
+    while (java < stack.size() && stack[java].bci == kNativeFrameBci) java++;
+    if (java < stack.size()) from = java;
+    std::vector<StoredFrame> marked = {StoredFrame{nullptr, kKernelUnsampledBci}};
+    marked.insert(marked.end(), stack.begin() + static_cast<ptrdiff_t>(from), stack.end());
+    w.marked = store_.intern(marked);
+    w.markedCode = static_cast<int32_t>(marked.size());
+  }
+  uint64_t n = slot.weight;
+  store_.addAgain(w.marked, slot.tid, kind, state, n, slot.labels);
+  recorded_[static_cast<int>(kind)] += n;
+  t.recorded += n;
+  kernelUnsampled_ += n;
+  timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, w.marked, Bucket::kNoJavaFrame, n);
+  *code = w.markedCode;
+  return w.marked;
 }
 
 uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code,
@@ -205,6 +248,7 @@ void SampleAccounting::clear() {
   failuresBy_.clear();
   lastWall_.clear();
   lastKernelSite_.clear();
+  lastCpuStack_.clear();
   timeline_.clear();
 }
 

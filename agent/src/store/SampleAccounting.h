@@ -112,6 +112,8 @@ class SampleAccounting {
   // (*frames then points there) or, stackless, *code made cpu_unsampled.
   uint32_t landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code, SampleKind kind,
                           ThreadState state, ThreadTicks& t);
+  // kKernelWhereItRanCode: on the thread's last recorded stack (returns the trace), else kNoTrace.
+  uint32_t landWhereItRan(const SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state, ThreadTicks& t);
   // Remembers a recorded stack as its thread's last system-call site if it is one.
   void noteKernelSite(int tid, uint32_t trace, const ASGCT_CallFrame* frames, int32_t code);
 
@@ -143,6 +145,14 @@ class SampleAccounting {
   };
   // Per tid: its last system-call site, where its kernel debts land (kKernelDebtBci, kKernelDebtCode).
   std::unordered_map<int, KernelSite> lastKernelSite_;
+  // Per tid: its last recorded cpu stack, where the kernel time it owes where it ran lands
+  // (kKernelWhereItRanCode), and that stack with [kernel_unsampled] over its Java part, once needed.
+  struct WhereItRan {
+    uint32_t trace = DrainListener::kNoTrace;
+    uint32_t marked = DrainListener::kNoTrace;
+    int32_t markedCode = 0;
+  };
+  std::unordered_map<int, WhereItRan> lastCpuStack_;
   std::vector<ASGCT_CallFrame> scratch_;  // a debt's stack with its marker renamed, when it has no site
   TimelineLog timeline_;
 };

@@ -215,13 +215,15 @@ void RingReader::settle(int tid, const CoveredThread& thread, uint64_t cpuNs, ui
   addPlain(unsampled_, owed);
   // The ticks lost are the scheduler's, as it switched the thread out (interrupts off). One that
   // blocked was in a system call: those go where the consumer last found it in one, as kernel
-  // time (kKernelDebtCode); a preempted one was in whatever it ran, which no stack tells.
+  // time (kKernelDebtCode); a preempted one was in whatever it ran, where the thread was last
+  // sampled (kKernelWhereItRanCode). Without switch records, which no stack tells.
   uint64_t blocked = thread.blockedSwitches;
   uint64_t all = blocked + thread.preemptedSwitches;
   auto toSite = static_cast<uint32_t>(all > 0 ? (owed * blocked + all / 2) / all : 0);
   uint64_t now = monotonicNs();
   if (toSite > 0) recordEstimatedCode_signalSafe(ring_, counters_, kKernelDebtCode, tid, now, toSite);
-  if (owed > toSite) recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, now, owed - toSite);
+  int32_t rest = all > 0 ? kKernelWhereItRanCode : kCpuUnsampledCode;
+  if (owed > toSite) recordEstimatedCode_signalSafe(ring_, counters_, rest, tid, now, owed - toSite);
 }
 
 uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {

@@ -72,14 +72,18 @@ void SignalWalker::takeKernelAtSyscall_signalSafe(void* ucontext, int32_t tid, c
     // The thread pays what it still owes as it ends or the session stops. Where the thread is now
     // (an idle pool thread: its park) is not where that time went: put there, a 200-thread server's
     // last debts landed on idle stacks (ServerAccuracyTest, unprivileged: "other" 1.6-2.8 points
-    // high). Its kernel debt of blocking system calls goes where the consumer last found this
-    // thread's kernel time, its last system-call site (kKernelDebtCode); the rest, and the last part
-    // of an interval, user or kernel time, is stackless cpu_unsampled: the thread's CPU that no tick
-    // placed, with its weight.
+    // high). Its kernel debt goes where the consumer last found this thread: what blocking system
+    // calls ran up at its last system-call site (kKernelDebtCode), what preemptions did on its last
+    // recorded stack (kKernelWhereItRanCode); the last part of an interval, user or kernel time, is
+    // stackless cpu_unsampled: the thread's CPU that no tick placed, with its weight.
     uint64_t now = monotonicNs();
-    uint64_t stackless = batch.unsampledCpu + batch.unsampledKernel - batch.kernelDebt;
+    uint64_t stackless = batch.unsampledCpu + batch.unsampledKernel - batch.kernelDebt - batch.kernelWhereItRan;
     if (batch.kernelDebt > 0) {
       recordEstimatedCode_signalSafe(ring_, counters_, kKernelDebtCode, tid, now, clampWeight(batch.kernelDebt));
+    }
+    if (batch.kernelWhereItRan > 0) {
+      recordEstimatedCode_signalSafe(ring_, counters_, kKernelWhereItRanCode, tid, now,
+                                     clampWeight(batch.kernelWhereItRan));
     }
     if (stackless > 0) recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, tid, now, clampWeight(stackless));
     return;
