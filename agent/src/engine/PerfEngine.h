@@ -32,9 +32,9 @@
 // not from its first tick, which a thread shorter than an interval never gets. What a thread still
 // owes when it ends or the session stops, a signal asks it to pay (settleThisThread, settleThreads:
 // the debt is in its own thread-local mark): where the thread is then (an idle pool thread: its
-// park) is not where the time went, so its kernel debt goes to its last system-call site, as
-// above, or, where the kernel is not placed at system calls, is stackless cpu_unsampled ticks,
-// with the rest of its debt. Its last part of an interval is
+// park) is not where the time went, so its kernel debt is split as above: to its last system-call
+// site and its last recorded stack (kKernelWhereItRanCode), or, where the kernel is not placed at
+// system calls, stackless cpu_unsampled ticks with the rest of its debt. Its last part of an interval is
 // pooled with other threads' into whole ticks. This holds in every mode, kernel sampled or not: a
 // per-thread perf timer overflows only after an interval of the thread's own CPU, so without it
 // about half the CPU of threads that live for less than that went without a tick.

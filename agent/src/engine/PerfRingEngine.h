@@ -22,7 +22,7 @@
 // Idle CPUs write no samples (exclude_idle), yet their timer still fires. A tick that expires
 // while interrupts are off (a thread switched out to an idle CPU) fires after the switch, in the
 // idle task, and writes nothing: every second and when a thread is disarmed, the consumer settles
-// its CPU clock against its samples, so that CPU is charged to it (cpu_unsampled), not lost.
+// its CPU clock against its samples, so that CPU is charged to it (RingReader::settle), not lost.
 // The other way round, a tick that fell due before the CPU switched to a thread (while it was
 // idle, or ran another task, with interrupts off or the virtual CPU not yet running) is taken in
 // that thread: each CPU's ring also carries the kernel's switch records (context_switch), and the

@@ -81,7 +81,7 @@ void RingReader::logSummary() const {
                               " without kernel frames), " + std::to_string(lp(dueBeforeSwitch_)) +
                               " that fell due before the CPU switched to their thread (of " + std::to_string(lp(switches_)) +
                               " switch records) left out, " + std::to_string(lp(unsampled_)) +
-                              " ticks of CPU time no sample covered charged to cpu_unsampled").c_str() : "");
+                              " ticks of CPU time no sample covered, lost at context switches (estimated, placed by the thread's switches)").c_str() : "");
   // A cut stack lacks its callers: a focus on a root method, or a caller's total, misses those samples.
   // Say so where it matters (1% of the samples or more) and what walks whole stacks.
   uint64_t walked = samples - lp(notOurs_) - lp(dueBeforeSwitch_);  // percpu: only our threads' samples are walked

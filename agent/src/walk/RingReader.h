@@ -19,8 +19,9 @@
 // top of the walked stack. Some ticks never reach a ring (one that expires as its thread is
 // switched out to an idle CPU fires in the idle task): every kSettleNs and when a thread is
 // disarmed, its CPU time since the last settlement, divided by the interval, less its samples in
-// that time, is charged to it as the named failure cpu_unsampled (no stack is known), so its CPU
-// is in the profile with its weight. A thread's
+// that time, is charged to it, so its CPU is in the profile with its weight: as [kernel_unsampled]
+// on its last system call (the share of its switches out where it blocked) and on its last stack
+// (where it was preempted), or as the named failure cpu_unsampled when it has neither. A thread's
 // samples scatter around its expected count (a tick takes whoever runs at its expiry), so the
 // charge is settled against a balance carried across threads: a thread with more samples than its
 // CPU time holds lowers the next charge, and lost samples count as samples taken; the charges add
@@ -61,7 +62,7 @@ class RingReader : public RingConsumer {
   void stop();
 
   void consume(PerfRing& ring) override;
-  // percpu: charges the ticks the thread's CPU time held beyond its samples to cpu_unsampled.
+  // percpu: charges the ticks the thread's CPU time held beyond its samples (see above).
   void settle(int tid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) override;
 
   // After stop(): one log line with what the reader did and what it cost.
@@ -108,10 +109,10 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> notOurs_{0};  // percpu: samples of other processes or of threads not armed
   std::atomic<uint64_t> inKernel_{0};       // percpu: kept samples the tick took in kernel mode
   std::atomic<uint64_t> kernelNoChain_{0};  // ... of which the kernel gave no kernel frame
-  std::atomic<uint64_t> unsampled_{0};      // percpu: ticks charged to cpu_unsampled
+  std::atomic<uint64_t> unsampled_{0};      // percpu: ticks charged by settle
   std::atomic<uint64_t> dueBeforeSwitch_{0};  // percpu: ticks of another task's time, taken in a thread switched to
   std::atomic<uint64_t> switches_{0};         // percpu: switch records read
-  double balance_ = 0;  // percpu, engine lock held: ticks owed to cpu_unsampled, not yet charged
+  double balance_ = 0;  // percpu, engine lock held: ticks owed by settle, not yet charged
 };
 
 }  // namespace candor
