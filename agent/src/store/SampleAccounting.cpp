@@ -21,12 +21,8 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     if (it == lastWall_.end()) {
       code = kUnknownStateCode;  // nothing to repeat (the sampler only repeats after a sample)
     } else if (it->second.code > 0) {
-      store_.addAgain(it->second.trace, slot.tid, kind, state, w, slot.labels);
-      recorded_[k] += w;
-      t.recorded += w;
-      timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, it->second.trace, Bucket::kNoJavaFrame, w);
       *outcome = it->second.code;
-      return it->second.trace;
+      return recordAgain(slot, it->second.trace, kind, state, t);
     } else {
       code = it->second.code;
     }
@@ -106,14 +102,19 @@ uint32_t SampleAccounting::landWhereItRan(const SampleSlot& slot, int32_t* code,
     w.marked = store_.intern(marked);
     w.markedCode = static_cast<int32_t>(marked.size());
   }
-  uint64_t n = slot.weight;
-  store_.addAgain(w.marked, slot.tid, kind, state, n, slot.labels);
-  recorded_[static_cast<int>(kind)] += n;
-  t.recorded += n;
-  kernelUnsampled_ += n;
-  timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, w.marked, Bucket::kNoJavaFrame, n);
+  kernelUnsampled_ += slot.weight;
   *code = w.markedCode;
-  return w.marked;
+  return recordAgain(slot, w.marked, kind, state, t);
+}
+
+uint32_t SampleAccounting::recordAgain(const SampleSlot& slot, uint32_t trace, SampleKind kind, ThreadState state,
+                                       ThreadTicks& t) {
+  uint64_t w = slot.weight;
+  store_.addAgain(trace, slot.tid, kind, state, w, slot.labels);
+  recorded_[static_cast<int>(kind)] += w;
+  t.recorded += w;
+  timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, trace, Bucket::kNoJavaFrame, w);
+  return trace;
 }
 
 uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code,
@@ -127,14 +128,9 @@ uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_Ca
       stack[0] = StoredFrame{nullptr, kKernelUnsampledBci};
       s = KernelSite{store_.intern(stack), static_cast<int32_t>(stack.size()), 0};
     }
-    uint64_t w = slot.weight;
-    store_.addAgain(s.trace, slot.tid, kind, state, w, slot.labels);
-    recorded_[static_cast<int>(kind)] += w;
-    t.recorded += w;
-    kernelUnsampled_ += w;
-    timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, s.trace, Bucket::kNoJavaFrame, w);
+    kernelUnsampled_ += slot.weight;
     *code = s.code;
-    return s.trace;
+    return recordAgain(slot, s.trace, kind, state, t);
   }
   if (*code == kKernelDebtCode) {
     *code = kCpuUnsampledCode;

@@ -112,6 +112,8 @@ class SampleAccounting {
   // (*frames then points there) or, stackless, *code made cpu_unsampled.
   uint32_t landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code, SampleKind kind,
                           ThreadState state, ThreadTicks& t);
+  // The slot's ticks, counted, on a trace already stored; returns it.
+  uint32_t recordAgain(const SampleSlot& slot, uint32_t trace, SampleKind kind, ThreadState state, ThreadTicks& t);
   // kKernelWhereItRanCode: on the thread's last recorded stack (returns the trace), else kNoTrace.
   uint32_t landWhereItRan(const SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state, ThreadTicks& t);
   // Remembers a recorded stack as its thread's last system-call site if it is one.
