@@ -259,8 +259,18 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
 
 uint64_t PerfEngine::kernelTicksAtSyscall_signalSafe() {
   uint64_t owed = unsampledKernelTicks_signalSafe(0, 0);
-  if (owed > 0) splitKernelDebt_signalSafe(owed);  // paid where it was run up: the next debt counts from here
+  if (owed > 0) takeSwitches_signalSafe();  // paid where it was run up: the next debt counts from here
   return owed;
+}
+
+std::pair<uint64_t, uint64_t> PerfEngine::takeSwitches_signalSafe() {
+  auto [voluntary, involuntary] = threadSwitches_signalSafe();
+  CpuMark& m = tCpuMark;
+  std::pair<uint64_t, uint64_t> since = {voluntary - std::min(voluntary, m.voluntary),
+                                         involuntary - std::min(involuntary, m.involuntary)};
+  m.voluntary = voluntary;
+  m.involuntary = involuntary;
+  return since;
 }
 
 uint64_t PerfEngine::splitKernelDebt_signalSafe(uint64_t owed) {
@@ -270,12 +280,7 @@ uint64_t PerfEngine::splitKernelDebt_signalSafe(uint64_t owed) {
   // returns: the call's site. One it did not (preempted) it pays where it resumes, in the code
   // it was running, which is where ticks find it. So the debt goes to the system-call site in
   // the voluntary switches' share (all of it, with no switch: system calls, page faults).
-  auto [voluntary, involuntary] = threadSwitches_signalSafe();
-  CpuMark& m = tCpuMark;
-  uint64_t v = voluntary - std::min(voluntary, m.voluntary);
-  uint64_t i = involuntary - std::min(involuntary, m.involuntary);
-  m.voluntary = voluntary;
-  m.involuntary = involuntary;
+  auto [v, i] = takeSwitches_signalSafe();
   if (v + i == 0) return owed;
   return (owed * v + (v + i) / 2) / (v + i);
 }

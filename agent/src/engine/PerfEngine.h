@@ -45,6 +45,7 @@
 // latency), and the kernel frames.
 #pragma once
 #include <atomic>
+#include <utility>
 
 #include "engine/Engine.h"
 
@@ -80,6 +81,8 @@ class PerfEngine : public Engine {
   // Of `owed` kernel ticks paid now, those that go to the thread's last system-call site (the
   // rest stay where the thread is): by its context switches since its last payment.
   uint64_t splitKernelDebt_signalSafe(uint64_t owed);
+  // This thread's {voluntary, involuntary} context switches since its last payment; marks now.
+  static std::pair<uint64_t, uint64_t> takeSwitches_signalSafe();
 
   bool kernelSampled_ = false;
   bool placeAtSyscalls_ = false;

@@ -97,14 +97,18 @@ uint32_t SampleAccounting::landWhereItRan(const SampleSlot& slot, int32_t* code,
     size_t java = from;
     while (java < stack.size() && stack[java].bci == kNativeFrameBci) java++;
     if (java < stack.size()) from = java;
-    std::vector<StoredFrame> marked = {StoredFrame{nullptr, kKernelUnsampledBci}};
-    marked.insert(marked.end(), stack.begin() + static_cast<ptrdiff_t>(from), stack.end());
-    w.marked = store_.intern(marked);
-    w.markedCode = static_cast<int32_t>(marked.size());
+    w.marked = internUnderMarker(stack, from, &w.markedCode);
   }
   kernelUnsampled_ += slot.weight;
   *code = w.markedCode;
   return recordAgain(slot, w.marked, kind, state, t);
+}
+
+uint32_t SampleAccounting::internUnderMarker(const std::vector<StoredFrame>& stack, size_t from, int32_t* code) {
+  std::vector<StoredFrame> marked = {StoredFrame{nullptr, kKernelUnsampledBci}};
+  marked.insert(marked.end(), stack.begin() + static_cast<ptrdiff_t>(std::min(from, stack.size())), stack.end());
+  *code = static_cast<int32_t>(marked.size());
+  return store_.intern(marked);
 }
 
 uint32_t SampleAccounting::recordAgain(const SampleSlot& slot, uint32_t trace, SampleKind kind, ThreadState state,
@@ -124,9 +128,8 @@ uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_Ca
     KernelSite& s = site->second;
     if (s.kernelFrames > 0) {  // a sampled site: its kernel frames are not this time's, the marker is
       std::vector<StoredFrame> stack = store_.frames(s.trace);
-      stack.erase(stack.begin(), stack.begin() + std::min<size_t>(s.kernelFrames - 1, stack.size()));
-      stack[0] = StoredFrame{nullptr, kKernelUnsampledBci};
-      s = KernelSite{store_.intern(stack), static_cast<int32_t>(stack.size()), 0};
+      s.trace = internUnderMarker(stack, static_cast<size_t>(s.kernelFrames), &s.code);
+      s.kernelFrames = 0;
     }
     kernelUnsampled_ += slot.weight;
     *code = s.code;

@@ -112,6 +112,8 @@ class SampleAccounting {
   // (*frames then points there) or, stackless, *code made cpu_unsampled.
   uint32_t landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code, SampleKind kind,
                           ThreadState state, ThreadTicks& t);
+  // The trace of [kernel_unsampled] over `stack` from its frame `from` on (leaf first); *code its frames.
+  uint32_t internUnderMarker(const std::vector<StoredFrame>& stack, size_t from, int32_t* code);
   // The slot's ticks, counted, on a trace already stored; returns it.
   uint32_t recordAgain(const SampleSlot& slot, uint32_t trace, SampleKind kind, ThreadState state, ThreadTicks& t);
   // kKernelWhereItRanCode: on the thread's last recorded stack (returns the trace), else kNoTrace.

@@ -16,6 +16,7 @@
 #include "jvm/AgentThread.h"
 #include "jvm/Jvm.h"
 #include "walk/SlotFill.h"
+#include "walk/UserStack.h"
 #include "walk/native/NativeStack.h"
 #include "walk/vm/CrashGuard.h"
 #include "walk/vm/GuardedMemory.h"
@@ -194,7 +195,7 @@ bool RingReader::afterSystemCall(uintptr_t pc) {
   uint8_t code[2] = {};
   iovec local = {code, sizeof code};
   iovec remote = {reinterpret_cast<void*>(pc - 2), sizeof code};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof code && code[0] == 0x0f && code[1] == 0x05;
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof code && isSyscallInstruction(code[0], code[1]);
 }
 
 void RingReader::countSwitchOut(const uint8_t* record) {

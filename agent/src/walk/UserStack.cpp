@@ -66,7 +66,7 @@ bool stoppedAtSystemCall_signalSafe(const void* ucontext) {
     if (at / kPage != pc / kPage || (at + 1) / kPage != pc / kPage) return false;
     if (!NativeStack::isNative_signalSafe(at) || !NativeStack::isNative_signalSafe(at + 1)) return false;
     auto code = reinterpret_cast<const volatile uint8_t*>(at);
-    return code[0] == 0x0f && code[1] == 0x05;  // syscall
+    return isSyscallInstruction(code[0], code[1]);
   };
   return syscallAt(pc - 2) || syscallAt(pc);
 }

@@ -18,6 +18,8 @@ int32_t walkUserStack_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* f
 // Whether the interrupted thread was just returning from a system call (`syscall` right before
 // its pc), or about to restart one (at it): native code only, whose text is mapped readable.
 bool stoppedAtSystemCall_signalSafe(const void* ucontext);
+// Whether two bytes of code are x86-64's `syscall` instruction (0f 05).
+inline bool isSyscallInstruction(uint8_t first, uint8_t second) { return first == 0x0f && second == 0x05; }
 // The same with the own walker: walk=remote's walk function.
 int32_t walkUserStackOwn_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFrame* frames, int32_t max);
 
