@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -216,6 +217,53 @@ TEST(StackCopy, ServesWordsInsideTheCopyAndMarksReadsBeyondIt) {
   StackCopy beyondEnd(SampledRegs{0, sp, 0, 0}, words, sizeof words);
   beyondEnd.load_signalSafe(sp + 32);
   EXPECT_TRUE(beyondEnd.beyond());
+}
+
+TEST(StackCopy, ReadsPastTheCopyFromTheLiveStackWhenATailIsAttached) {
+  // A "live stack" of 20 pages followed by an unmapped page (a stack's end, a thread gone);
+  // perf's copy is its first 2 pages, as they were at the sample.
+  const size_t page = 4096, pages = 20, copied = 2 * page;
+  auto* live = static_cast<uint64_t*>(mmap(nullptr, (pages + 1) * page, PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(live, MAP_FAILED);
+  ASSERT_EQ(munmap(reinterpret_cast<char*>(live) + pages * page, page), 0);
+  for (size_t i = 0; i < pages * page / 8; i++) live[i] = 1000 + i;
+  std::vector<uint64_t> copy(live, live + copied / 8);
+  live[1] = 7;  // the thread has moved on: the copy, not the live stack, holds the sampled words
+  auto sp = reinterpret_cast<uintptr_t>(live);
+  SampledRegs regs{0x1234, sp, sp, 0};
+  LiveStackTail tail(1 << 20);
+
+  StackCopy deep(regs, copy.data(), copied);
+  deep.attachTail(&tail);
+  EXPECT_EQ(deep.load_signalSafe(sp + 8), 1001u);
+  EXPECT_FALSE(deep.usedTail());
+  EXPECT_EQ(deep.load_signalSafe(sp + copied), 1000u + copied / 8);  // the first word past the copy
+  EXPECT_EQ(deep.load_signalSafe(sp + 19 * page), 1000u + 19 * page / 8);  // past the first read's pages
+  EXPECT_TRUE(deep.usedTail());
+  EXPECT_FALSE(deep.beyond());
+  EXPECT_EQ(deep.load_signalSafe(sp + pages * page), 0u);  // the unmapped page ends the tail, no fault
+  EXPECT_TRUE(deep.beyond());
+  EXPECT_EQ(deep.load_signalSafe(sp + copied), 0u);  // and the walk with it
+
+  // Each walk reads afresh: a word the thread wrote since is read as it is now.
+  live[copied / 8 + 1] = 9;
+  StackCopy next(regs, copy.data(), copied);
+  next.attachTail(&tail);
+  EXPECT_EQ(next.load_signalSafe(sp + copied + 8), 9u);
+  // Farther than the tail's capacity: cut, as without a tail.
+  LiveStackTail small(page);
+  StackCopy capped(regs, copy.data(), copied);
+  capped.attachTail(&small);
+  EXPECT_EQ(capped.load_signalSafe(sp + copied + page - 8), 1000u + (copied + page - 8) / 8);
+  EXPECT_EQ(capped.load_signalSafe(sp + copied + page), 0u);
+  EXPECT_TRUE(capped.beyond());
+  // Without a tail, as before: cut at the copy's end.
+  StackCopy alone(regs, copy.data(), copied);
+  EXPECT_EQ(alone.load_signalSafe(sp + copied), 0u);
+  EXPECT_TRUE(alone.beyond());
+  EXPECT_FALSE(alone.usedTail());
+  munmap(live, pages * page);
 }
 
 TEST(CopyOptions, WalkCopyAndStackCopy) {

@@ -30,10 +30,18 @@ constexpr int32_t kUnknownNotJava = -3;  // AGCT's code: the pc is not in Java c
 constexpr int32_t kMalformedSampleCode = -1099;
 constexpr size_t kScratchBytes = 64 * 1024;  // a record's size is a u16
 constexpr int kCpu = static_cast<int>(SampleKind::kCpu);
+// The most of a stack read live past the copy: address space only, until a deep stack is walked
+// (a 10,000-frame interpreted recursion takes about 1 MB).
+constexpr size_t kLiveTailBytes = 16 << 20;
 }  // namespace
 
 RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, const LabelSets& labels)
-    : ring_(ring), counters_(counters), engine_(engine), labels_(labels), scratch_(new uint8_t[kScratchBytes]) {
+    : ring_(ring),
+      counters_(counters),
+      engine_(engine),
+      labels_(labels),
+      scratch_(new uint8_t[kScratchBytes]),
+      liveTail_(kLiveTailBytes) {
   pid_ = getpid();
   osthreadOffset_ = Jvm::osThreadOffsets().osthread;
   threadIdOffset_ = Jvm::osThreadOffsets().threadId;
@@ -71,11 +79,12 @@ void RingReader::logSummary() const {
   auto n = [](const std::atomic<uint64_t>& v) { return static_cast<unsigned long long>(lp(v)); };
   uint64_t samples = lp(samples_);
   // The reader's CPU per sample is the part of a sample's cost not paid by the sampled thread.
-  logInfo("ring reader: %llu samples read in %llu wakeups (%.1f us CPU each), %llu marked truncated at the stack "
-          "copy's end, %llu lost in full rings, %llu throttle events; %llu rings enlarged for busy threads, %llu "
-          "mapped smaller for the locked-memory limit%s",
+  logInfo("ring reader: %llu samples read in %llu wakeups (%.1f us CPU each), %llu deeper than the stack copy "
+          "completed from the live stack, %llu marked truncated at the stack copy's end, %llu lost in full rings, "
+          "%llu throttle events; %llu rings enlarged for busy threads, %llu mapped smaller for the locked-memory "
+          "limit%s",
           n(samples_), n(wakeups_), lp(cpuNs_) / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
-          n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
+          n(completedLive_), n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
           static_cast<unsigned long long>(engine_.ringsShrunk()),
           engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled, " +
                               std::to_string(lp(inKernel_)) + " in kernel mode (" + std::to_string(lp(kernelNoChain_)) +
@@ -257,22 +266,34 @@ int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, Sample
                    sample.regs[kPerfRegR13]};
   bool beyond = false;
   int32_t kernelFrames = 0;
+  bool live = false;
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
-    StackCopy copy(regs, sample.stack, sample.stackSize);  // fresh per walk: fillFrames may walk twice
-    int32_t k = kernelFrames = kernelFramesOf(sample, frames, max / 2);
-    bool atRoot = false;
-    int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1, &atRoot);
-    if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
-    int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
-    beyond = copy.beyond();
-    if (walked > 0) return c + walked;
-    // C frames with no Java caller, or whose callers lie beyond the copy (kept, marked [truncated]).
-    return (c > k && walked == kNoJavaFrameCode) || (c > 0 && beyond) ? c : walked;
+    // Fresh per walk (fillFrames may walk twice). A stack deeper than the copy is walked on into
+    // the live stack; kept only if that walk reaches the thread's first Java call (LiveStackTail.h),
+    // else walked again from the copy alone.
+    for (LiveStackTail* tail : {&liveTail_, static_cast<LiveStackTail*>(nullptr)}) {
+      StackCopy copy(regs, sample.stack, sample.stackSize);
+      copy.attachTail(tail);
+      int32_t k = kernelFrames = kernelFramesOf(sample, frames, max / 2);
+      bool atRoot = false;
+      int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1, &atRoot);
+      if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
+      int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
+      // A walk that fills `max` goes on into a larger buffer (fillFrames), where the bottom is checked.
+      if (copy.usedTail() && !(walked > 0 && (copy.atBottom() || c + walked >= max))) continue;
+      beyond = copy.beyond();
+      live = copy.usedTail();
+      if (walked > 0) return c + walked;
+      // C frames with no Java caller, or whose callers lie beyond the copy (kept, marked [truncated]).
+      return (c > k && walked == kNoJavaFrameCode) || (c > 0 && beyond) ? c : walked;
+    }
+    return int32_t{kUnknownNotJava};  // not reached: the walk without a tail always returns
   });
   if (n > 0 && beyond) {
     slot->truncated = 1;
     addPlain(truncated_, 1);
   }
+  if (n > 0 && live) addPlain(completedLive_, 1);
   if (sample.inKernel) {
     addPlain(inKernel_, 1);
     if (kernelFrames == 0) addPlain(kernelNoChain_, 1);

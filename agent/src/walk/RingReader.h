@@ -3,8 +3,10 @@
 //   PERF_RECORD_SAMPLE  counts a cpu tick and records it in the sample ring, as one more producer:
 //                       the stack walked by candor's own walker from the sampled registers, every
 //                       read of the thread's stack served from the copy (StackCopy.h). A walk that
-//                       needed more of the stack than was copied keeps the frames it has and is
-//                       marked [truncated]. A pc outside Java code, that no rbp link in the copy
+//                       needs more of the stack than was copied goes on into the live stack, and
+//                       is kept if it reaches the thread's first Java call (LiveStackTail.h);
+//                       else it keeps the frames the copy gave and is marked [truncated]. A pc
+//                       outside Java code, that no rbp link in the copy
 //                       leads back from, is unknown_not_java: the live anchor is not used, the
 //                       thread has moved on.
 //   PERF_RECORD_LOST    the kernel found the ring full: that many ticks, counted dropped (percpu:
@@ -39,6 +41,7 @@
 #include "concurrent/SampleRing.h"
 #include "engine/PerfRingEngine.h"
 #include "engine/PerfSampleRecord.h"
+#include "walk/vm/LiveStackTail.h"
 #include "walk/vm/StackCopy.h"
 #include "store/LabelSets.h"
 #include "store/SampleAccounting.h"
@@ -98,10 +101,12 @@ class RingReader : public RingConsumer {
   int64_t osthreadOffset_ = -1;  // JavaThread/Thread::_osthread
   int64_t threadIdOffset_ = -1;  // OSThread::_thread_id
   std::unique_ptr<uint8_t[]> scratch_;  // a record that wraps around its ring's end
+  LiveStackTail liveTail_;  // used under the engine's lock, as consume() is
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> truncated_{0};
+  std::atomic<uint64_t> completedLive_{0};  // stacks deeper than the copy, completed from the live stack
   std::atomic<uint64_t> lost_{0};
   std::atomic<uint64_t> throttled_{0};
   std::atomic<uint64_t> wakeups_{0};

@@ -228,6 +228,17 @@ int32_t FrameWalker::decodeCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, 
   return n;
 }
 
+bool FrameWalker::mayReturnFrom_signalSafe(uintptr_t ret, const BlobInfo& callee) const {
+  // `call rel32` (E8): static and optimized virtual calls, and inline-cache calls while monomorphic,
+  // go straight to the callee's nmethod. Anything else (a call through a register, a stub, the
+  // interpreter's dispatch) does not say whom it called.
+  if (codeByte(ret - 5, 0) != 0xE8) return true;
+  uintptr_t target = ret + static_cast<uintptr_t>(static_cast<intptr_t>(load_signalSafe<int32_t>(ret - 4)));
+  BlobInfo t;
+  if (!code_.find_signalSafe(target, &t) || !t.isNmethod) return true;
+  return t.blob == callee.blob;
+}
+
 int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASGCT_CallFrame* frames, int32_t max,
                                      StackCopy* copy, const SampledRegs* cFramesEnd) const {
   uintptr_t base = loadPtr_signalSafe(thread + l_.stackBase);
@@ -274,7 +285,10 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
     }
     if (r.pc == callStubReturn) {  // entry frame: Java called from the VM; go on below it
       uintptr_t wrapper = s.load(r.fp + l_.entryFrameCallWrapper * kWord);
-      if (wrapper == 0 || !fromAnchor_signalSafe(wrapper + l_.callWrapperAnchor, s, &r)) break;  // bottom
+      if (wrapper == 0 || !fromAnchor_signalSafe(wrapper + l_.callWrapperAnchor, s, &r)) {  // bottom
+        if (copy != nullptr && !s.beyondCopy()) copy->markBottom();
+        break;
+      }
       found = false;
       continue;
     }
@@ -295,6 +309,12 @@ int32_t FrameWalker::walk_signalSafe(uintptr_t thread, const void* ucontext, ASG
       if (!ok && inPrologue) ok = senderOfFrameless_signalSafe(b, s, &r, false);
       if (!ok) ok = senderOfFramed_signalSafe(b.blob, s, &r);
       if (!ok) break;
+      // Read from the live stack (LiveStackTail.h), the return address may be that of another frame
+      // built at the same place since the sample; a direct call to another nmethod gives that away.
+      if (copy != nullptr && copy->usedTail() && !mayReturnFrom_signalSafe(r.pc, b)) {
+        copy->markBroken();
+        break;
+      }
     } else {
       uintptr_t name = loadPtr_signalSafe(b.blob + l_.blobName);
       uint64_t prefix = name != 0 ? loadBytes8_signalSafe(name) : 0;

@@ -61,6 +61,9 @@ class FrameWalker {
   bool senderOfFramed_signalSafe(uintptr_t blob, const Stack& s, Regs* r) const;
   bool senderOfFrameless_signalSafe(const BlobInfo& b, const Stack& s, Regs* r, bool tryFp) const;
   bool poppedOrPopping_signalSafe(uintptr_t pc, const Stack& s, Regs* r) const;
+  // walk=copy, callers read from the live stack: false when the call just before `ret` is a direct
+  // call into another nmethod than `callee`, so `ret` is not where `callee`'s frame returns to.
+  bool mayReturnFrom_signalSafe(uintptr_t ret, const BlobInfo& callee) const;
   // The frames of a compiled frame, from the decode cache or decoded (and then cached).
   int32_t emitCompiled_signalSafe(const BlobInfo& b, uintptr_t pc, bool top, ASGCT_CallFrame* f, int32_t room,
                                   DecodeCache::Tally* tally) const;
