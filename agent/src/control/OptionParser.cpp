@@ -58,7 +58,7 @@ const OptionSpec kSpecs[] = {
                      "perf_event_paranoid <= 0, CAP_PERFMON or root. auto (default): where perf allows it and no "
                      "walk=, jitter=, signal= or allthreads asks for a timer per thread"},
     {"stackcopy", true, "walk=copy: bytes of stack copied per sample, e.g. 8k (default 8k, with percpu 32k; at most 60k); deeper "
-                        "frames are cut and marked [truncated]"},
+                        "frames are read from the live stack where the callers still hold, else cut and marked [truncated]"},
     {"ringsize", true, "sample ring slots, a power of two (default 1024)"},
     {"title", true, "title of the HTML flame graph"},
     {"quiet", false, "no candor: log lines except errors"},

@@ -139,8 +139,9 @@ final class Report {
                 - **Failures** are the share of ticks in the focus that have no stack (candor's named buckets,
                   JFR's failed CPU-time samples). Intrinsic stubs (`System.arraycopy`, CRC32) are where they
                   appear; every tick there shows up either under the intrinsic's caller or as such a bucket.
-                  Stacks cut before the workload's `work` frame (`[truncated]`: the per-CPU timers' 32k stack copy
-                  holds part of deep-recursion's 300 levels) count here too: they may have run under it.
+                  Stacks cut before the workload's `work` frame (`[truncated]`: deeper than the per-CPU timers'
+                  32k stack copy, in deep-recursion's 300 levels, and no longer on the thread's stack when the
+                  reader came to read their callers) count here too: they may have run under it.
                 - Every run keeps its command, output, profile and truth in the run directory
                   (`bench/out/accuracy/jdkN/CASE-VARIANT/PROFILER/`); `candor compare PROFILE truth.collapsed
                   --focus 'Case\\.work$' --java-only --fold '^(java|jdk|sun)\\.' --html diff.html` shows any of them in
