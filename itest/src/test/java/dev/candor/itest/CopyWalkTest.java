@@ -58,6 +58,11 @@ class CopyWalkTest {
         }
     }
 
+    /** engines(), and walk=copy as an unprivileged user (perf_event_paranoid 2 allows a thread's own events). */
+    static Stream<Arguments> enginesAndUnprivileged() {
+        return Stream.concat(engines(), Jdks.all().stream().map(jdk -> Arguments.of(jdk, "walk=copy unprivileged")));
+    }
+
     static List<Jdks.Jdk> jdks() {
         return Jdks.all();
     }
@@ -122,15 +127,20 @@ class CopyWalkTest {
      * log line counts them.
      */
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("engines")
+    @MethodSource("enginesAndUnprivileged")
     void stacksDeeperThanTheCopyAreCompletedFromTheLiveStack(Jdks.Jdk jdk, String engine) throws Exception {
         jdk.assumePresent();
         String name = engine + " 10,000 frames " + jdk;
-        Path dir = Build.runDir("copy-walk-deep-" + jdk.label() + "-" + engine.replace('=', '-'));
+        Path dir = Build.runDir("copy-walk-deep-" + jdk.label() + "-" + engine.replace('=', '-').replace(' ', '-'));
         Path collapsedFile = dir.resolve("deep.collapsed");
         Path statsFile = dir.resolve("deep.json");
-        Jvm.Result run = Jvm.of(jdk, dir)
-                .agent("start,event=cpu,interval=1ms,threads," + engine + ",file=" + collapsedFile + ",stats=" + statsFile)
+        Jvm jvm = Jvm.of(jdk, dir);
+        if (engine.endsWith(" unprivileged")) {
+            jvm.unprivileged();
+        }
+        Jvm.Result run = jvm
+                .agent("start,event=cpu,interval=1ms,threads," + engine.split(" ")[0] + ",file=" + collapsedFile
+                        + ",stats=" + statsFile)
                 .main(DeepStack.class, "10000", "3")
                 .run(Duration.ofSeconds(90));
         assertEquals(0, run.exitCode(), run.describe());
