@@ -11,8 +11,11 @@ namespace candor {
 
 namespace {
 constexpr size_t kPage = 4096;
-constexpr size_t kChunk = 64 * 1024;  // read ahead: a walk that needs the tail mostly needs more of it
-constexpr int kIovs = static_cast<int>(kChunk / kPage) + 1;
+// Read ahead, doubling from a first read of kFirstRead: a stack a little deeper than the copy (a
+// server's, now and then) costs one small read, a very deep one a few large ones.
+constexpr size_t kFirstRead = 8 * 1024;
+constexpr size_t kMaxRead = 256 * 1024;
+constexpr int kIovs = 64;  // pages per system call
 }  // namespace
 
 LiveStackTail::LiveStackTail(size_t capacityBytes) {
@@ -37,7 +40,7 @@ bool LiveStackTail::load(uintptr_t addr, uintptr_t* out) {
   if (buf_ == nullptr || addr < start_) return false;
   size_t end = addr - start_ + sizeof(uintptr_t);
   if (end > capacity_) return false;
-  if (end > filled_) fillTo(std::max(end, std::min(capacity_, filled_ + kChunk)));
+  if (end > filled_) fillTo(std::min(capacity_, std::max(end, filled_ + std::clamp(filled_, kFirstRead, kMaxRead))));
   if (end > filled_) return false;
   memcpy(out, buf_ + (addr - start_), sizeof *out);
   used_ = true;
