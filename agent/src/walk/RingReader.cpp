@@ -97,7 +97,7 @@ void RingReader::logSummary() const {
   uint64_t walked = samples - lp(notOurs_) - lp(dueBeforeSwitch_);  // percpu: only our threads' samples are walked
   if (walked > 0 && lp(truncated_) * 100 >= walked) {
     logInfo("%.1f%% of the stacks were deeper than the %uk stack copy and are cut there (marked [truncated], their "
-            "callers missing); %s walks whole stacks",
+            "callers missing: the thread had left them when the reader came to read them); %s walks whole stacks",
             100.0 * static_cast<double>(lp(truncated_)) / static_cast<double>(walked), engine_.stackBytes() / 1024,
             engine_.perCpu() ? "percpu=no" : "walk=vm");
   }
