@@ -267,11 +267,13 @@ int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, Sample
   bool beyond = false;
   int32_t kernelFrames = 0;
   bool live = false;
+  bool tailRefused = false;  // a walk through the live stack did not hold: later walks of this sample skip it
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
     // Fresh per walk (fillFrames may walk twice). A stack deeper than the copy is walked on into
     // the live stack; kept only if that walk reaches the thread's first Java call (LiveStackTail.h),
     // else walked again from the copy alone.
     for (LiveStackTail* tail : {&liveTail_, static_cast<LiveStackTail*>(nullptr)}) {
+      if (tail != nullptr && tailRefused) continue;
       StackCopy copy(regs, sample.stack, sample.stackSize);
       copy.attachTail(tail);
       int32_t k = kernelFrames = kernelFramesOf(sample, frames, max / 2);
@@ -280,7 +282,10 @@ int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, Sample
       if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
       int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
       // A walk that fills `max` goes on into a larger buffer (fillFrames), where the bottom is checked.
-      if (copy.usedTail() && !(walked > 0 && (copy.atBottom() || c + walked >= max))) continue;
+      if (copy.usedTail() && !(walked > 0 && (copy.atBottom() || c + walked >= max))) {
+        tailRefused = true;
+        continue;
+      }
       beyond = copy.beyond();
       live = copy.usedTail();
       if (walked > 0) return c + walked;

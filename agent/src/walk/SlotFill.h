@@ -162,6 +162,9 @@ inline int32_t fillFrames_signalSafe(SampleRing& ring, SampleSlot* slot, Walk&& 
   int buffer = canSpill ? ring.spill().tryClaim_signalSafe() : -1;
   int32_t m;
   if (buffer >= 0 && walkIntoSpill_signalSafe(ring, slot, buffer, walk, &m)) return m;
+  // The second walk found a stack that fits a slot: the walks differ (walk=copy: the first went on
+  // into the live stack, the second did not keep that). The slot gets the stack the second saw.
+  if (buffer >= 0 && m > 0 && m < inSlot) return walk(slot->frames, inSlot);
   slot->truncated = 1;  // no buffer free, no room beyond the slot, or the second walk failed
   return n;
 }
