@@ -51,6 +51,8 @@ class Profiler {
   class UndoLadder;
   Profiler() = default;
   static bool failForTest(const char* step, std::string* why);
+  // percpu: the interval its timers run at for `requestedNs` (see the definition).
+  static long long perCpuIntervalNs(long long requestedNs);
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
   bool startPush(UndoLadder& undo, std::string* why);
   static std::string defaultServiceName();
