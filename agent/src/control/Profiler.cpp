@@ -69,10 +69,11 @@ long long Profiler::perCpuIntervalNs(long long requestedNs) {
   // A CPU's timer ticks on a fixed grid of wall time. At an interval that divides the kernel's tick
   // (4 ms at HZ=250; 1 ms does), its ticks keep one phase against the tick, and against all the
   // tick paces (preemption, timer-wheel timeouts), for a whole run. On the Jetty server of
-  // ServerAccuracyTest (JDK 17, as root) each run then leant its own way: the regex endpoint's share
-  // -1.6 to +2.3 points off the server's own measure, standard deviation 1.2 points over 11 runs.
-  // 0.3% shorter, the phase turns through every value within a second (0.33 s at 1 ms against a
-  // 4 ms tick): 0.4 points over 11 runs alternated with those, the mean unchanged.
+  // ServerAccuracyTest (JDK 17, as root) runs then leant each its own way: the regex endpoint's share
+  // -1.6 to +2.3 points off the server's own measure. 0.3% shorter, the phase turns through every
+  // value within a second (0.33 s at 1 ms against a 4 ms tick): the run-to-run standard deviation was
+  // 0.4 / 0.57 / 0.45 points against 1.2 / 0.74 / 0.70 in three batches of alternating runs, the mean
+  // unchanged (bench/results/RESULTS-server-phase.md).
   return requestedNs - requestedNs * 3 / 1000;
 }
 

@@ -125,8 +125,9 @@ class ServerAccuracyTest {
         // ticks lost at switches and the debts at stop left stackless (until 2026-11-28), put regex 2-5 points high
         // and "other" as much low, as root too; since, every part within 1.9 points in 3 runs of each case (distance
         // 0.008-0.020; 2.6 points in 5 more with only the blocked share placed). Per-CPU timers at exactly 1 ms kept one
-        // phase against the kernel's 4 ms tick for a whole run, and each run leant its own way (regex -1.6 to +2.3
-        // points as root on JDK 17, standard deviation 1.2 over 11 runs); they now run 0.3% under it (0.4 over 11).
+        // phase against the kernel's 4 ms tick for a whole run, and runs leant each its own way (regex -1.6 to +2.3
+        // points as root on JDK 17); they now run 0.3% under it (run-to-run standard deviation 0.4-0.57 points
+        // against 0.70-1.2 in three batches: bench/results/RESULTS-server-phase.md).
         boolean sampled = s.path("kernel").path("mode").asText().equals("sampled");
         double tolerance = 0.03;
         if (!sampled) {

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Does a sampler's fixed grid bias a run of the server by its phase against the kernel's tick? The Jetty
+workload of ServerAccuracyTest (50 pool threads, paced wrk on 127.0.0.1, the whole run profiled) under candor's
+per-CPU timers at exactly 1 ms (`interval=1003009ns`, which the per-CPU detune turns into 1,000,000 ns) and at
+their default for `interval=1ms` (997 us: 0.3% under, so that the grid keeps no phase against the 4 ms tick),
+alternating, optionally beside async-profiler at 1 ms (`ap`). Each run is judged as ServerAccuracyTest judges it:
+the profile's shares of the four endpoints and "other" (stacks of pseudo-frames only left out) against the
+server's own measure (each endpoint's thread CPU clock since start, over its Java threads' CPU).
+
+    python3 bench/server_phase.py [--reps 6] [--configs exact,detuned] [--jdk 17] [--seconds 12]
+
+Per run: each part's deviation (profile minus truth, points) and the distance (half the sum of the absolute
+deviations). Then per config the mean and the standard deviation of the regex endpoint's deviation over the
+runs, and the median distance: a grid locked to the tick shows as a larger spread, each run leaning by its phase.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+
+from harness import peers, procs, profiles, serverdrive
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+PARTS = ("json", "regex", "hash", "mix", "other")
+ENDPOINT = re.compile(r"dev[./]candor[./]bench[./]Endpoints\.(json|regex|hash|mix)(_\[[ji01]\])?$")
+CONFIGS = ("exact", "detuned", "ap")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(REPO, "build"), help="directory with libcandor.so and candor.jar")
+    ap.add_argument("--reps", type=int, default=6, help="rounds (default %(default)s)")
+    ap.add_argument("--configs", default="exact,detuned", help="of %s, in this order every round (default "
+                                                               "%%(default)s)" % ", ".join(CONFIGS))
+    ap.add_argument("--jdk", default="17", help="17, 25 or a JDK home (default %(default)s)")
+    ap.add_argument("--seconds", type=int, default=12, help="seconds of load after 2 s of warm-up (default %(default)s)")
+    ap.add_argument("--work", default=os.path.join(procs.OUT, "phase"), help="output directory")
+    a = ap.parse_args()
+    a.work = os.path.abspath(a.work)
+    cfgs = a.configs.split(",")
+    if not set(cfgs) <= set(CONFIGS):
+        sys.exit("server_phase: --configs takes %s, not %s" % (", ".join(CONFIGS), a.configs))
+    wrk, lib, _, ap_lib = peers.server_tools("server_phase", a.build)
+    java = procs.resolve_java(a.jdk)
+    agents = {"exact": (lib, "start,event=cpu,interval=1003009ns,file=%s,quiet"),
+              "detuned": (lib, "start,event=cpu,interval=1ms,file=%s,quiet"),
+              "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,file=%s")}
+    devs = {c: [] for c in cfgs}
+    for rnd in range(1, a.reps + 1):
+        for cfg in cfgs:
+            work = os.path.join(a.work, "%s-r%d" % (cfg, rnd))
+            out = os.path.join(work, "profile.collapsed")
+            server = run_server(java, work, agents[cfg], out, a, wrk)
+            java_cpu = server["java_threads_cpu_s"]
+            truth = {p: server["endpoint_cpu_s"][p] / java_cpu for p in PARTS[:4]}
+            truth["other"] = 1 - sum(truth.values())
+            got = part_shares(out, annotated=cfg == "ap")
+            dev = {p: 100 * (got[p] - truth[p]) for p in PARTS}
+            devs[cfg].append(dev)
+            print("%-8s round %d: %s; distance %.3f" % (cfg, rnd, ", ".join(
+                "%s %+.1f" % (p, dev[p]) for p in PARTS), sum(abs(v) for v in dev.values()) / 200), flush=True)
+    for cfg in cfgs:
+        regex = [d["regex"] for d in devs[cfg]]
+        dist = [sum(abs(v) for v in d.values()) / 200 for d in devs[cfg]]
+        print("%-8s %d runs: regex %+.2f points on average, standard deviation %.2f; distance median %.3f [%.3f-%.3f]"
+              % (cfg, len(regex), statistics.fmean(regex), statistics.stdev(regex) if len(regex) > 1 else 0.0,
+                 statistics.median(dist), min(dist), max(dist)))
+
+
+def run_server(java, work, agent, out, a, wrk):
+    """One server JVM under the paced load, profiled from its start; the server's own account of its whole run."""
+    d = serverdrive.DEFAULTS
+    serverdrive.prepare(work)
+    lib, options = agent
+    cmd = [java, "-Xms512m", "-Xmx512m", "-agentpath:%s=%s" % (lib, options % out)]
+    cmd += serverdrive.jetty_argv(procs.WORKLOADS_JAR, work, 50)
+
+    def load(proc, _):
+        with open(os.path.join(work, "wrk.log"), "wb") as log:
+            return serverdrive.drive(proc, work, 2, a.seconds, d["connections"], d["think_ms"], wrk, log)
+    r = procs.run_measured(cmd, os.path.join(work, "server.log"), cwd=work, timeout=a.seconds + 300, during=load)
+    if r.get("error") or r["exit"] != 0 or not os.path.exists(out):
+        sys.exit("server_phase: %s (exit %d); log: %s" % (r.get("error", "the server failed or wrote no profile"),
+                                                          r["exit"], os.path.join(work, "server.log")))
+    return r["server"]
+
+
+def part_shares(path, annotated):
+    """The samples by the endpoint on their stack ("other" for none), as shares; stacks of pseudo-frames only
+    (failures without a stack) left out, and, in async-profiler's annotated output, stacks without a Java frame
+    (its JIT and GC threads)."""
+    counts = dict.fromkeys(PARTS, 0)
+    for frames, n in profiles.read_collapsed(path):
+        if all(f.startswith("[") for f in frames) or (annotated and not any(map(profiles.JAVA_FRAME.search, frames))):
+            continue
+        part = next((m.group(1) for m in map(ENDPOINT.match, frames) if m), "other")
+        counts[part] += n
+    total = sum(counts.values())
+    return {p: counts[p] / total for p in PARTS}
+
+
+if __name__ == "__main__":
+    main()
