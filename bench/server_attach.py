@@ -54,19 +54,16 @@ def main():
               "candor-thread": (lib, "start,event=cpu,interval=1ms,percpu=no,file=%s,quiet"),
               "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s")}
     runs = {c: [] for c in cfgs}
-    for rnd in range(1, a.reps + 1):
-        for cfg in cfgs:
-            work = os.path.join(a.work, "%s-r%d" % (cfg, rnd))
-            out = os.path.join(work, "profile.collapsed")
-            profiles_of = agents[cfg.removesuffix("-attach")]
-            server = run_server(work, profiles_of, out, cfg.endswith("-attach"), a, wrk)
-            counts = profiles.shares(out)  # of the Java threads' samples, as the server bench counts them
-            if cfg.startswith("ap"):
-                out = profiles.for_compare(out, os.path.join(work, "profile.compare.collapsed"))
-            runs[cfg].append(out)
-            print("%-20s round %d: marker %.2f%%, switch leaf %.2f%%, server CPU %.0f us per request (system %.0f)"
-                  % (cfg, rnd, 100 * marker_share(out), 100 * counts["switch"] / counts["samples"], server["cpu_us_per_request"],
-                     1e6 * server["sys_s"] / server["requests"]), flush=True)
+    for rnd, cfg, work, out in serverdrive.alternating_runs(a.work, a.reps, cfgs):
+        profiles_of = agents[cfg.removesuffix("-attach")]
+        server = run_server(work, profiles_of, out, cfg.endswith("-attach"), a, wrk)
+        counts = profiles.shares(out)  # of the Java threads' samples, as the server bench counts them
+        if cfg.startswith("ap"):
+            out = profiles.for_compare(out, os.path.join(work, "profile.compare.collapsed"))
+        runs[cfg].append(out)
+        print("%-20s round %d: marker %.2f%%, switch leaf %.2f%%, server CPU %.0f us per request (system %.0f)"
+              % (cfg, rnd, 100 * marker_share(out), 100 * counts["switch"] / counts["samples"], server["cpu_us_per_request"],
+                 1e6 * server["sys_s"] / server["requests"]), flush=True)
     summarize(cli, runs)
 
 

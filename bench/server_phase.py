@@ -49,19 +49,16 @@ def main():
               "detuned": (lib, "start,event=cpu,interval=1ms,file=%s,quiet"),
               "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,file=%s")}
     devs = {c: [] for c in cfgs}
-    for rnd in range(1, a.reps + 1):
-        for cfg in cfgs:
-            work = os.path.join(a.work, "%s-r%d" % (cfg, rnd))
-            out = os.path.join(work, "profile.collapsed")
-            server = run_server(java, work, agents[cfg], out, a, wrk)
-            java_cpu = server["java_threads_cpu_s"]
-            truth = {p: server["endpoint_cpu_s"][p] / java_cpu for p in PARTS[:4]}
-            truth["other"] = 1 - sum(truth.values())
-            got = part_shares(out, annotated=cfg == "ap")
-            dev = {p: 100 * (got[p] - truth[p]) for p in PARTS}
-            devs[cfg].append(dev)
-            print("%-8s round %d: %s; distance %.3f" % (cfg, rnd, ", ".join(
-                "%s %+.1f" % (p, dev[p]) for p in PARTS), sum(abs(v) for v in dev.values()) / 200), flush=True)
+    for rnd, cfg, work, out in serverdrive.alternating_runs(a.work, a.reps, cfgs):
+        server = run_server(java, work, agents[cfg], out, a, wrk)
+        java_cpu = server["java_threads_cpu_s"]
+        truth = {p: server["endpoint_cpu_s"][p] / java_cpu for p in PARTS[:4]}
+        truth["other"] = 1 - sum(truth.values())
+        got = part_shares(out, annotated=cfg == "ap")
+        dev = {p: 100 * (got[p] - truth[p]) for p in PARTS}
+        devs[cfg].append(dev)
+        print("%-8s round %d: %s; distance %.3f" % (cfg, rnd, ", ".join(
+            "%s %+.1f" % (p, dev[p]) for p in PARTS), sum(abs(v) for v in dev.values()) / 200), flush=True)
     for cfg in cfgs:
         regex = [d["regex"] for d in devs[cfg]]
         dist = [sum(abs(v) for v in d.values()) / 200 for d in devs[cfg]]

@@ -111,6 +111,15 @@ def drive(proc, work_dir, warmup_s, seconds, connections, think_ms, wrk="wrk", l
     return out
 
 
+def alternating_runs(work_root, reps, cfgs):
+    """(round, config, its run's directory, its profile's path) for `reps` rounds of every config in `cfgs`, in
+    that order every round, so that the machine's drift spreads over all configs alike."""
+    for rnd in range(1, reps + 1):
+        for cfg in cfgs:
+            work = os.path.join(work_root, "%s-r%d" % (cfg, rnd))
+            yield rnd, cfg, work, os.path.join(work, "profile.collapsed")
+
+
 def result_line(text):
     """The server's `jetty: {json}` line from its output (the same result /admin/stop answered)."""
     for line in reversed(text.splitlines()):
