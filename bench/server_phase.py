@@ -16,16 +16,14 @@ runs, and the median distance: a grid locked to the tick shows as a larger sprea
 
 import argparse
 import os
-import re
 import statistics
 import sys
 
-from harness import peers, procs, profiles, serverdrive
+from harness import peers, procs, profiles, serverdrive, summary
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
-PARTS = ("json", "regex", "hash", "mix", "other")
-ENDPOINT = re.compile(r"dev[./]candor[./]bench[./]Endpoints\.(json|regex|hash|mix)(_\[[ji01]\])?$")
+PARTS = profiles.ENDPOINTS + ("other",)
 CONFIGS = ("exact", "detuned", "ap")
 
 
@@ -47,18 +45,18 @@ def main():
     java = procs.resolve_java(a.jdk)
     agents = {"exact": (lib, "start,event=cpu,interval=1003009ns,file=%s,quiet"),
               "detuned": (lib, "start,event=cpu,interval=1ms,file=%s,quiet"),
-              "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,file=%s")}
+              "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s")}
     devs = {c: [] for c in cfgs}
     for rnd, cfg, work, out in serverdrive.alternating_runs(a.work, a.reps, cfgs):
         server = run_server(java, work, agents[cfg], out, a, wrk)
-        java_cpu = server["java_threads_cpu_s"]
-        truth = {p: server["endpoint_cpu_s"][p] / java_cpu for p in PARTS[:4]}
-        truth["other"] = 1 - sum(truth.values())
-        got = part_shares(out, annotated=cfg == "ap")
+        judged = summary.endpoint_error({"endpoints": profiles.endpoint_samples(out), "server": server})
+        if judged is None:
+            sys.exit("server_phase: no samples by endpoint in %s" % out)
+        distance, got, truth = judged
         dev = {p: 100 * (got[p] - truth[p]) for p in PARTS}
         devs[cfg].append(dev)
-        print("%-8s round %d: %s; distance %.3f" % (cfg, rnd, ", ".join(
-            "%s %+.1f" % (p, dev[p]) for p in PARTS), sum(abs(v) for v in dev.values()) / 200), flush=True)
+        print("%-8s round %d: %s; distance %.3f" % (cfg, rnd, ", ".join("%s %+.1f" % (p, dev[p]) for p in PARTS),
+                                                     distance), flush=True)
     for cfg in cfgs:
         regex = [d["regex"] for d in devs[cfg]]
         dist = [sum(abs(v) for v in d.values()) / 200 for d in devs[cfg]]
@@ -83,20 +81,6 @@ def run_server(java, work, agent, out, a, wrk):
         sys.exit("server_phase: %s (exit %d); log: %s" % (r.get("error", "the server failed or wrote no profile"),
                                                           r["exit"], os.path.join(work, "server.log")))
     return r["server"]
-
-
-def part_shares(path, annotated):
-    """The samples by the endpoint on their stack ("other" for none), as shares; stacks of pseudo-frames only
-    (failures without a stack) left out, and, in async-profiler's annotated output, stacks without a Java frame
-    (its JIT and GC threads)."""
-    counts = dict.fromkeys(PARTS, 0)
-    for frames, n in profiles.read_collapsed(path):
-        if all(f.startswith("[") for f in frames) or (annotated and not any(map(profiles.JAVA_FRAME.search, frames))):
-            continue
-        part = next((m.group(1) for m in map(ENDPOINT.match, frames) if m), "other")
-        counts[part] += n
-    total = sum(counts.values())
-    return {p: counts[p] / total for p in PARTS}
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ constexpr int kDrainPeriodMs = 5;
 // drains, or a writer kept off the CPU for tens of milliseconds.
 constexpr uint32_t kSpillBuffers = 32;  // SpillPool::kMaxBuffers
 constexpr int kStepsPerSecond = 200;  // drain steps between once-a-second checks (allthreads, signals)
+constexpr int kPerCpuDetunePerMille = 3;  // percpu: how much shorter than asked its interval is (perCpuIntervalNs)
 }  // namespace
 
 long long Profiler::perCpuIntervalNs(long long requestedNs) {
@@ -74,7 +75,7 @@ long long Profiler::perCpuIntervalNs(long long requestedNs) {
   // value within a second (0.33 s at 1 ms against a 4 ms tick): the run-to-run standard deviation was
   // 0.4 / 0.57 / 0.45 points against 1.2 / 0.74 / 0.70 in three batches of alternating runs, the mean
   // unchanged (bench/results/RESULTS-server-phase.md).
-  return requestedNs - requestedNs * 3 / 1000;
+  return requestedNs - requestedNs * kPerCpuDetunePerMille / 1000;
 }
 
 Profiler& Profiler::instance() {
@@ -344,7 +345,9 @@ bool Profiler::start(const Options& options, std::string* why) {
   std::string alloc = options_.alloc ? " alloc=" + std::to_string(options_.allocIntervalBytes) + "B" : "";
   if (options_.lock) alloc += " lock=" + std::to_string(options_.lockThresholdNs) + "ns";
   std::string detuned = options_.cpuEngine && options_.intervalNs != options.intervalNs
-                            ? " (0.3% under the " + std::to_string(options.intervalNs) +
+                            ? " (" + std::to_string(kPerCpuDetunePerMille / 10) + "." +
+                                  std::to_string(kPerCpuDetunePerMille % 10) + "% under the " +
+                                  std::to_string(options.intervalNs) +
                                   "ns asked: per-CPU timers keep no fixed phase against the kernel's tick)"
                             : "";
   logInfo("profiling started: event=%s interval=%lldns%s%s%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),

@@ -267,32 +267,34 @@ int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, Sample
   bool beyond = false;
   int32_t kernelFrames = 0;
   bool live = false;
+  // One walk of the copy (fresh each time: fillFrames may walk twice), on into the live stack when
+  // `tail` is given. *held is false when it used the live stack and did not reach the thread's first
+  // Java call (LiveStackTail.h); a walk that fills `max` goes on into a larger buffer (fillFrames),
+  // where that is checked.
+  auto walkCopy = [&](ASGCT_CallFrame* frames, int32_t max, LiveStackTail* tail, bool* held) {
+    StackCopy copy(regs, sample.stack, sample.stackSize);
+    copy.attachTail(tail);
+    int32_t k = kernelFrames = kernelFramesOf(sample, frames, max / 2);
+    bool atRoot = false;
+    int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1, &atRoot);
+    if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
+    int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
+    *held = !copy.usedTail() || (walked > 0 && (copy.atBottom() || c + walked >= max));
+    beyond = copy.beyond();
+    live = copy.usedTail();
+    if (walked > 0) return c + walked;
+    // C frames with no Java caller, or whose callers lie beyond the copy (kept, marked [truncated]).
+    return (c > k && walked == kNoJavaFrameCode) || (c > 0 && beyond) ? c : walked;
+  };
   bool tailRefused = false;  // a walk through the live stack did not hold: later walks of this sample skip it
   int32_t n = fillFrames_signalSafe(ring_, slot, [&](ASGCT_CallFrame* frames, int32_t max) {
-    // Fresh per walk (fillFrames may walk twice). A stack deeper than the copy is walked on into
-    // the live stack; kept only if that walk reaches the thread's first Java call (LiveStackTail.h),
-    // else walked again from the copy alone.
-    for (LiveStackTail* tail : {&liveTail_, static_cast<LiveStackTail*>(nullptr)}) {
-      if (tail != nullptr && tailRefused) continue;
-      StackCopy copy(regs, sample.stack, sample.stackSize);
-      copy.attachTail(tail);
-      int32_t k = kernelFrames = kernelFramesOf(sample, frames, max / 2);
-      bool atRoot = false;
-      int32_t c = k + cFramesOfCopy(&copy, frames + k, max - k - 1, &atRoot);
-      if (atRoot) return c;  // a thread's start or end, in C code only: no Java frame to walk
-      int32_t walked = VmStackWalker::walkCopy_signalSafe(thread, &copy, frames + c, max - c);
-      // A walk that fills `max` goes on into a larger buffer (fillFrames), where the bottom is checked.
-      if (copy.usedTail() && !(walked > 0 && (copy.atBottom() || c + walked >= max))) {
-        tailRefused = true;
-        continue;
-      }
-      beyond = copy.beyond();
-      live = copy.usedTail();
-      if (walked > 0) return c + walked;
-      // C frames with no Java caller, or whose callers lie beyond the copy (kept, marked [truncated]).
-      return (c > k && walked == kNoJavaFrameCode) || (c > 0 && beyond) ? c : walked;
+    bool held = true;
+    if (!tailRefused) {
+      int32_t got = walkCopy(frames, max, &liveTail_, &held);
+      if (held) return got;
+      tailRefused = true;
     }
-    return int32_t{kUnknownNotJava};  // not reached: the walk without a tail always returns
+    return walkCopy(frames, max, nullptr, &held);  // from the copy alone: always holds
   });
   if (n > 0 && beyond) {
     slot->truncated = 1;
