@@ -25,12 +25,9 @@
 #include "jvm/Jvm.h"
 #include "jvm/MethodPreloader.h"
 #include "jvm/ModifiedUtf8.h"
-#include "output/CollapsedWriter.h"
-#include "output/HtmlWriter.h"
 #include "output/OtlpWriter.h"
 #include "output/OutputFile.h"
-#include "output/StatsWriter.h"
-#include "output/SummaryWriter.h"
+#include "output/ReportFiles.h"
 #include "walk/RemoteWalker.h"
 #include "walk/SlotFill.h"
 #include "walk/UserStack.h"
@@ -219,41 +216,75 @@ bool Profiler::start(const Options& options, std::string* why) {
   {
     std::lock_guard<std::mutex> storeLock(storeMutex_);
     ring_ = std::move(ring);
-    store_.clear();
-    accounting_.clear();
-    bool page = false;  // the timeline is for the flame graph page only
-    for (const std::string& path : options.files) page = page || outputFormatOf(path) == OutputFormat::kHtml;
-    if (page || options.files.empty()) accounting_.timeline().start(monotonicNs());
-    if (options.sampler != SamplerMode::kNone) {
-      SampleKind kind = options.sampler == SamplerMode::kWall        ? SampleKind::kWall
-                        : options.sampler == SamplerMode::kSafepoint ? SampleKind::kSafepoint
-                                                                     : SampleKind::kHandshake;
-      accounting_.setSchedule(kind, static_cast<uint64_t>(options.samplerIntervalNs));
-    }
-    if (!resolver_) {
-      resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
-      names_ = std::make_unique<FrameNamer>(*resolver_);
-    }
-    jfr_.reset();
-    accounting_.setListener(nullptr);
-    for (const std::string& path : options.files) {
-      if (outputFormatOf(path) != OutputFormat::kJfr) continue;
-      jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *names_, registry_, &labels_);  // options_: the engine after any fallback
-      if (!jfr_->open(why)) {
-        *why = "cannot record " + path + ": " + *why;
-        jfr_.reset();
-        return false;
-      }
-      accounting_.setListener(jfr_.get());
-      undo.push([this] {
-        std::lock_guard<std::mutex> relock(storeMutex_);
-        accounting_.setListener(nullptr);
-        jfr_->discard();  // nothing was recorded: no half-written file is left behind
-        jfr_.reset();
-      });
-    }
-    if (!options.pushUrl.empty() && !startPush(undo, why)) return false;
+    if (!startRecordingLocked(options, undo, why)) return false;
   }
+  startWalkers(env, undo);
+  if (!startEventSamplers(env, undo, why)) return false;
+  if (failForTest("activate", why)) return false;
+  // From here on nothing can fail: the session runs.
+  undo.keep();
+  registry_.clear();
+  registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
+  startWallNs_ = clockNs(CLOCK_MONOTONIC);
+  startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
+  base_ = IntervalBase();
+  base_.wallNs = startWallNs_;
+  base_.cpuNs = startCpuNs_;
+  SignalHandler::activate(engine_.get(), wallSignal_, walker_.get());
+  running_ = true;
+  armLiveJavaThreads(env);
+  if (options_.allThreads) registry_.addAllProcessThreads();
+  writer_.start([this] { return drainStep(); }, kDrainPeriodMs);
+  if (options_.sampler != SamplerMode::kNone) {
+    sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
+    sampler_->start();
+  }
+  logStarted(options);
+  return true;
+}
+
+// Under storeMutex_: an empty store and accounting, the names resolver, and the recordings the
+// session writes as it goes (.jfr, push=).
+bool Profiler::startRecordingLocked(const Options& options, UndoLadder& undo, std::string* why) {
+  store_.clear();
+  accounting_.clear();
+  bool page = false;  // the timeline is for the flame graph page only
+  for (const std::string& path : options.files) page = page || outputFormatOf(path) == OutputFormat::kHtml;
+  if (page || options.files.empty()) accounting_.timeline().start(monotonicNs());
+  if (options.sampler != SamplerMode::kNone) {
+    SampleKind kind = options.sampler == SamplerMode::kWall        ? SampleKind::kWall
+                      : options.sampler == SamplerMode::kSafepoint ? SampleKind::kSafepoint
+                                                                   : SampleKind::kHandshake;
+    accounting_.setSchedule(kind, static_cast<uint64_t>(options.samplerIntervalNs));
+  }
+  if (!resolver_) {
+    resolver_ = std::make_unique<MethodResolver>(Jvm::jvmti());
+    names_ = std::make_unique<FrameNamer>(*resolver_);
+  }
+  jfr_.reset();
+  accounting_.setListener(nullptr);
+  for (const std::string& path : options.files) {
+    if (outputFormatOf(path) != OutputFormat::kJfr) continue;
+    jfr_ = std::make_unique<JfrRecorder>(options_, path, store_, *names_, registry_, &labels_);  // options_: the engine after any fallback
+    if (!jfr_->open(why)) {
+      *why = "cannot record " + path + ": " + *why;
+      jfr_.reset();
+      return false;
+    }
+    accounting_.setListener(jfr_.get());
+    undo.push([this] {
+      std::lock_guard<std::mutex> relock(storeMutex_);
+      accounting_.setListener(nullptr);
+      jfr_->discard();  // nothing was recorded: no half-written file is left behind
+      jfr_.reset();
+    });
+  }
+  return options.pushUrl.empty() || startPush(undo, why);
+}
+
+// The walkers the session's options ask for, each falling back (with a log line) to what this
+// JVM and machine allow: the own walker to AGCT, C frames to none.
+void Profiler::startWalkers(JNIEnv* env, UndoLadder& undo) {
   counters_.clear();
   walker_ = std::make_unique<SignalWalker>(*ring_, counters_);
   // walk=vm and walk=remote fall back to AGCT (with one log line) when this JVM lacks what the
@@ -290,6 +321,11 @@ bool Profiler::start(const Options& options, std::string* why) {
       ringReader_.reset();
     });
   }
+}
+
+// alloc= and lock=: each may fail alone and the session runs without it, unless it was all the
+// session asked for.
+bool Profiler::startEventSamplers(JNIEnv* env, UndoLadder& undo, std::string* why) {
   if (options_.alloc) {  // allocation samples arrive on the allocating threads through the JVMTI walker
     std::string allocWhy;
     if (!AllocSampler::start(Jvm::jvmti(), options_.allocIntervalBytes, ring_->maxDepth(), jvmtiWalker_.get(),
@@ -320,34 +356,20 @@ bool Profiler::start(const Options& options, std::string* why) {
       if (!parkWhy.empty()) logError("java.util.concurrent lock waits are not recorded (%s); monitors are", parkWhy.c_str());
     }
   }
-  if (failForTest("activate", why)) return false;
-  // From here on nothing can fail: the session runs.
-  undo.keep();
-  registry_.clear();
-  registry_.begin(engine_.get(), options_, options_.sampler != SamplerMode::kNone);
-  startWallNs_ = clockNs(CLOCK_MONOTONIC);
-  startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
-  base_ = IntervalBase();
-  base_.wallNs = startWallNs_;
-  base_.cpuNs = startCpuNs_;
-  SignalHandler::activate(engine_.get(), wallSignal_, walker_.get());
-  running_ = true;
-  armLiveJavaThreads(env);
-  if (options_.allThreads) registry_.addAllProcessThreads();
-  writer_.start([this] { return drainStep(); }, kDrainPeriodMs);
-  if (options_.sampler != SamplerMode::kNone) {
-    sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
-    sampler_->start();
-  }
+  return true;
+}
+
+// The one line that says what runs: events, interval (and its detune), timers, walker, kernel mode.
+void Profiler::logStarted(const Options& asked) {
   std::string kernel = engine_ ? std::string(" kernel=") + kernelTimeName(engine_->kernelTime()) + " (" +
                                     engine_->kernelTimeReason() + ")"
                               : "";
   std::string alloc = options_.alloc ? " alloc=" + std::to_string(options_.allocIntervalBytes) + "B" : "";
   if (options_.lock) alloc += " lock=" + std::to_string(options_.lockThresholdNs) + "ns";
-  std::string detuned = options_.cpuEngine && options_.intervalNs != options.intervalNs
+  std::string detuned = options_.cpuEngine && options_.intervalNs != asked.intervalNs
                             ? " (" + std::to_string(kPerCpuDetunePerMille / 10) + "." +
                                   std::to_string(kPerCpuDetunePerMille % 10) + "% under the " +
-                                  std::to_string(options.intervalNs) +
+                                  std::to_string(asked.intervalNs) +
                                   "ns asked: per-CPU timers keep no fixed phase against the kernel's tick)"
                             : "";
   logInfo("profiling started: event=%s interval=%lldns%s%s%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
@@ -355,7 +377,6 @@ bool Profiler::start(const Options& options, std::string* why) {
           alloc.c_str(),
           engine_ ? (std::string(" timers=") + timersName()).c_str() : "", engine_ && engine_->signal() != 0 ? (std::string(" signal=") + signalName(engine_->signal())).c_str() : "",
           walkModeName(options_.walk), cstackModeName(options_.cstack), kernel.c_str(), registry_.armedCount());
-  return true;
 }
 
 const char* Profiler::timersName() const {
@@ -716,7 +737,7 @@ MemoryReport Profiler::memoryLocked() const {
   return m;
 }
 
-void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp) {
+SessionTotals Profiler::totalsLocked(bool final) const {
   SessionTotals totals;
   for (int k = 0; k < kKinds; k++) {
     totals.dropped[k] = lp(counters_.dropped[k]) - base_.dropped[k];
@@ -746,6 +767,11 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
     totals.sampler = sampler_->stats();
     totals.hasSampler = true;
   }
+  return totals;
+}
+
+void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp) {
+  SessionTotals totals = totalsLocked(final);
   std::vector<ThreadRecord> threads = registry_.snapshot();
   for (ThreadRecord& t : threads) {  // the interval's CPU of each thread
     auto it = base_.threadCpuNs.find(t.tid);
@@ -775,43 +801,10 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
     Pusher::Counts c = pusher_->counts();
     report.push = {true, pusher_->url(), options_.service, c.sent, c.failed, c.dropped, c.bytes};
   }
-  for (const std::string& given : paths) {
-    OutputFormat format = given == options_.statsFile ? OutputFormat::kStats : outputFormatOf(given);
-    if (format == OutputFormat::kJfr) {
-      if (jfr_ && !jfrClosed) jfr_->flush(report, final);
-      continue;
-    }
-    const std::string path = stamp.empty() ? given : sideOutputPath(given, stamp);
-    auto write = [&](std::ostream& out) {
-      switch (format) {
-        case OutputFormat::kHtml: writeHtml(report, out); break;
-        case OutputFormat::kCollapsed: writeCollapsed(report.snapshot, out); break;
-        case OutputFormat::kSummary: writeSummary(report, out); break;
-        case OutputFormat::kStats: writeStats(report, out); break;
-        case OutputFormat::kOtlp: writeOtlp(report, out); break;
-        case OutputFormat::kJfr:
-        case OutputFormat::kUnknown: break;
-      }
-    };
-    std::string why;
-    if (!writeOutputFileStreamed(path, write, &why)) logError("cannot write %s: %s", path.c_str(), why.c_str());
-    else logInfo("wrote %s", path.c_str());
-    // Allocations and locks beside another profile: theirs goes next to it, x-alloc.html, x-lock.html.
-    if (format != OutputFormat::kHtml && format != OutputFormat::kCollapsed) continue;
-    for (const ValueProfile* side : report.sideProfiles()) {
-      std::string sidePath = sideOutputPath(path, side->kind);
-      ProfileReport view = report.viewOf(*side);
-      auto writeSide = [&](std::ostream& out) {
-        if (format == OutputFormat::kHtml) writeHtml(view, out);
-        else writeCollapsed(view.snapshot, out);
-      };
-      if (!writeOutputFileStreamed(sidePath, writeSide, &why)) {
-        logError("cannot write %s: %s", sidePath.c_str(), why.c_str());
-      } else {
-        logInfo("wrote %s", sidePath.c_str());
-      }
-    }
-  }
+  bool jfrPath = false;
+  for (const std::string& path : paths) jfrPath = jfrPath || (path != options_.statsFile && outputFormatOf(path) == OutputFormat::kJfr);
+  if (jfrPath && jfr_ && !jfrClosed) jfr_->flush(report, final);
+  writeReportFiles(report, paths, options_.statsFile, stamp);
   if (final) {
     accounting_.setListener(nullptr);
     jfr_.reset();

@@ -11,6 +11,7 @@
 
 #include "base/Options.h"
 #include "control/Pusher.h"
+#include "control/ReportBuilder.h"
 #include "control/WriterThread.h"
 #include "engine/Engine.h"
 #include "engine/LostSignalTicks.h"
@@ -54,11 +55,19 @@ class Profiler {
   // percpu: the interval its timers run at for `requestedNs` (see the definition).
   static long long perCpuIntervalNs(long long requestedNs);
   std::unique_ptr<Engine> createEngine(const Options& options, std::string* why);
+  // The steps of start() after the engine, each pushing its undo.
+  bool startRecordingLocked(const Options& options, UndoLadder& undo, std::string* why);
+  void startWalkers(JNIEnv* env, UndoLadder& undo);
+  bool startEventSamplers(JNIEnv* env, UndoLadder& undo, std::string* why);
+  void logStarted(const Options& asked);
   bool startPush(UndoLadder& undo, std::string* why);
   static std::string defaultServiceName();
   // Under storeMutex_: the outputs of the current interval (or session) to `paths`; with a
   // `stamp`, each to x-STAMP.ext instead of x.ext (loop= rotation).
   void writeOutputsLocked(bool final, const std::vector<std::string>& paths, const std::string& stamp);
+  // Under storeMutex_: the interval's (or session's) counts, clocks and state for its report; at
+  // stop (`final`) every tick taken, else those already in their buckets.
+  SessionTotals totalsLocked(bool final) const;
   MemoryReport memoryLocked() const;  // under storeMutex_
   // loop=, on the writer thread under storeMutex_: writes the interval's outputs, rotates the
   // .jfr, and starts the next interval with an empty store.
