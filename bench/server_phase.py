@@ -3,7 +3,8 @@
 workload of ServerAccuracyTest (50 pool threads, paced wrk on 127.0.0.1, the whole run profiled) under candor's
 per-CPU timers at exactly 1 ms (`interval=1003009ns`, which the per-CPU detune turns into 1,000,000 ns) and at
 their default for `interval=1ms` (997 us: 0.3% under, so that the grid keeps no phase against the 4 ms tick),
-alternating, optionally beside async-profiler at 1 ms (`ap`). Each run is judged as ServerAccuracyTest judges it:
+alternating, optionally beside async-profiler at 1 ms (`ap`) and candor as an unprivileged user would run it
+(`unpriv`: per-thread timers, the kernel refusing its time, which the writer estimates from CPU clocks). Each run is judged as ServerAccuracyTest judges it:
 the profile's shares of the four endpoints and "other" (stacks of pseudo-frames only left out) against the
 server's own measure (each endpoint's thread CPU clock since start, over its Java threads' CPU).
 
@@ -19,12 +20,12 @@ import os
 import statistics
 import sys
 
-from harness import peers, procs, profiles, serverdrive, summary
+from harness import configs, peers, procs, profiles, serverdrive, summary
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 PARTS = profiles.ENDPOINTS + ("other",)
-CONFIGS = ("exact", "detuned", "ap")
+CONFIGS = ("exact", "detuned", "ap", "unpriv")
 
 
 def main():
@@ -45,10 +46,11 @@ def main():
     java = procs.resolve_java(a.jdk)
     agents = {"exact": (lib, "start,event=cpu,interval=1003009ns,file=%s,quiet"),
               "detuned": (lib, "start,event=cpu,interval=1ms,file=%s,quiet"),
+              "unpriv": (lib, "start,event=cpu,interval=1ms,percpu=no,file=%s,quiet"),
               "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s")}
     devs = {c: [] for c in cfgs}
     for rnd, cfg, work, out in serverdrive.alternating_runs(a.work, a.reps, cfgs):
-        server = run_server(java, work, agents[cfg], out, a, wrk)
+        server = run_server(java, work, agents[cfg], out, a, wrk, env_prefix(cfg))
         judged = summary.endpoint_error({"endpoints": profiles.endpoint_samples(out), "server": server})
         if judged is None:
             sys.exit("server_phase: no samples by endpoint in %s" % out)
@@ -65,12 +67,18 @@ def main():
                  statistics.median(dist), min(dist), max(dist)))
 
 
-def run_server(java, work, agent, out, a, wrk):
+def env_prefix(cfg):
+    """`env K=V ...` for the unprivileged emulation (bench/harness/configs.VARIANT_ENV), else nothing."""
+    env = configs.VARIANT_ENV.get(cfg, {})
+    return ["env"] + ["%s=%s" % kv for kv in sorted(env.items())] if env else []
+
+
+def run_server(java, work, agent, out, a, wrk, prefix):
     """One server JVM under the paced load, profiled from its start; the server's own account of its whole run."""
     d = serverdrive.DEFAULTS
     serverdrive.prepare(work)
     lib, options = agent
-    cmd = [java, "-Xms512m", "-Xmx512m", "-agentpath:%s=%s" % (lib, options % out)]
+    cmd = prefix + [java, "-Xms512m", "-Xmx512m", "-agentpath:%s=%s" % (lib, options % out)]
     cmd += serverdrive.jetty_argv(procs.WORKLOADS_JAR, work, 50)
 
     def load(proc, _):
