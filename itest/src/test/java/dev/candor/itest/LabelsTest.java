@@ -167,6 +167,6 @@ class LabelsTest {
         if (!e.hasField("labels") || e.getString("labels") == null) {
             return Map.of();
         }
-        return dev.candor.model.JfrProfileReader.parseLabels(e.getString("labels"));
+        return dev.candor.model.JfrEvents.parseLabels(e.getString("labels"));
     }
 }

@@ -3,7 +3,7 @@ package dev.candor.compare;
 import dev.candor.model.Cct;
 import dev.candor.model.CollapsedProfile;
 import dev.candor.model.Frame;
-import dev.candor.model.JfrProfileReader;
+import dev.candor.model.JfrEvents;
 import dev.candor.model.Profile;
 import dev.candor.model.ProfileReader;
 import dev.candor.model.Recording;
@@ -162,7 +162,7 @@ public final class Inputs {
                          List<String> notes) {
         /** What the weights count: "bytes" for allocation events only, "ns" for lock waits, else "samples". */
         public String unit() {
-            return JfrProfileReader.unitOf(events);
+            return JfrEvents.unitOf(events);
         }
 
         /** E.g. "a.jfr [jdk.ExecutionSample]". */

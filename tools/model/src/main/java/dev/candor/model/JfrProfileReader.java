@@ -1,14 +1,7 @@
 package dev.candor.model;
 
 import jdk.jfr.EventType;
-import jdk.jfr.ValueDescriptor;
-import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedMethod;
-import jdk.jfr.consumer.RecordedObject;
-import jdk.jfr.consumer.RecordedStackTrace;
-import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 import java.io.IOException;
@@ -19,13 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,36 +43,14 @@ import java.util.regex.Pattern;
  */
 public final class JfrProfileReader {
 
-    /** Pseudo-frame names this reader adds. */
-    public static final String NO_STACK = "no_stack_trace";
-    public static final String TRUNCATED = "truncated";
-    public static final String WALK_FAILED = "stack_walk_failed";
-    public static final String LOST = "lost_samples";
-
     /** Events may start this long before their chunk (long events) or end after it. */
     private static final long TIME_MARGIN_NANOS = 600_000_000_000L;
-    private static final String KIND_PREFIX = "candor-kind:";
-    /** Which sample event each of candor's samplers writes. */
-    /** The event of each of candor's sampler kinds (event=cpu, wall, ...). */
-    static final Map<String, String> SAMPLER_EVENTS = Map.of("cpu", "jdk.ExecutionSample",
-            "wall", "candor.WallClockSample", "safepoint", "candor.SafepointSample",
-            "handshake", "candor.HandshakeSample");
-    /** The events of candor's value kinds, whose drops count in bytes or ns. */
-    private static final Map<String, String> VALUE_EVENTS = Map.of("alloc", "jdk.ObjectAllocationSample",
-            "lock", "jdk.JavaMonitorEnter");
     private static final Pattern JDK_POSITION = Pattern.compile("at position (\\d+)");
-    private static final List<String> BUCKET_FIELDS = List.of("bucket", "reason", "failure", "kind", "name", "type");
-    private static final List<String> COUNT_FIELDS = List.of("count", "ticks", "samples", "weight");
-    /** The field of candor's sample events with the thread's labels. */
-    public static final String LABELS_FIELD = "labels";
 
     private final Path file;
     private final Map<String, List<Sample>> byEvent = new LinkedHashMap<>();
     private final List<Sample> candorFailures = new ArrayList<>();
-    private final Map<Frame, Frame> frames = new HashMap<>();
-    private final Map<List<Frame>, List<Frame>> stacks = new HashMap<>();
-    private final Map<SampledThread, SampledThread> threads = new HashMap<>();
-    private final Map<SortedMap<String, String>, SortedMap<String, String>> labelSets = new HashMap<>();
+    private final JfrEventConverter converter = new JfrEventConverter();
     private long countersTime = Long.MIN_VALUE;
     private long dropped = -1;
     private String droppedByKind;  // candor's per-kind drops ("cpu=3,alloc=2:1048576"), when the file has them
@@ -146,7 +113,7 @@ public final class JfrProfileReader {
             }
             attachCandorFailures();
             byEvent.values().removeIf(list -> list.stream().allMatch(x -> x.isFailure()
-                    && x.leaf().methodName().equals(NO_STACK)));
+                    && x.leaf().methodName().equals(JfrEvents.NO_STACK)));
             Instant start = minStart == Long.MAX_VALUE ? null : Instant.ofEpochSecond(0, minStart);
             Instant end = maxEnd == Long.MIN_VALUE ? null : Instant.ofEpochSecond(0, maxEnd);
             return new Recording(file.toString(), "jfr", byEvent, start, end, damage);
@@ -156,20 +123,13 @@ public final class JfrProfileReader {
     // ---- parsing chunks ------------------------------------------------------------------
 
     /** What one parse of a chunk gave: the samples read, and the failure, if any. */
-    private static final class Attempt {
-        final Map<String, List<Sample>> samples = new LinkedHashMap<>();
-        final List<Sample> failures = new ArrayList<>();
+    private static final class Attempt extends JfrEventConverter.Batch {
         boolean opened;
         long eventsRead;
         Throwable error;
         /** Set when an event fails the sanity checks: the event record where the damage shows. */
         JfrStructure.Rec badRecord;
         String badReason;
-        long countersTime = Long.MIN_VALUE;
-        long dropped = -1;
-        String droppedByKind;
-        long minStart = Long.MAX_VALUE;
-        long maxEnd = Long.MIN_VALUE;
     }
 
     // Parses a structurally intact chunk; returns the damage when the JDK parser fails on it.
@@ -363,9 +323,7 @@ public final class JfrProfileReader {
      */
     private Attempt parse(Path chunkFile, JfrStructure.Chunk c, long end) {
         Attempt a = new Attempt();
-        Map<EventType, Kind> kinds = new IdentityHashMap<>();
-        Map<RecordedStackTrace, List<Frame>> stackCache = new IdentityHashMap<>();
-        Map<String, SortedMap<String, String>> labelCache = new HashMap<>();
+        JfrEventConverter.ChunkCaches caches = new JfrEventConverter.ChunkCaches();
         List<JfrStructure.Rec> events = new ArrayList<>();
         for (JfrStructure.Rec r : c.eventRecords()) {
             if (r.end() <= end) {
@@ -398,7 +356,7 @@ public final class JfrProfileReader {
                     a.badReason = "its event (" + e.getEventType().getName() + ") has times outside the chunk's span";
                     break;
                 }
-                accept(a, e, kinds, stackCache, labelCache);
+                converter.accept(a, e, caches);
             }
         } catch (IOException | RuntimeException | Error e) {
             // The JDK's JFR parser reports malformed input as InternalError (a VirtualMachineError,
@@ -500,284 +458,6 @@ public final class JfrProfileReader {
         return s.length() > 200 ? s.substring(0, 197) + "..." : s;
     }
 
-    // ---- events to samples ---------------------------------------------------------------
-
-    private enum Kind { STACK, CPU_TIME, ALLOC, LOCK, LOST, CANDOR_FAILURE, CANDOR_COUNTERS, IGNORE }
-
-    /**
-     * Allocation events and the field with the bytes each stands for: the JDK's and candor's
-     * sample (its weight), async-profiler's TLAB events (the TLAB's size for an allocation that
-     * took a new TLAB, the object's size outside one, as async-profiler's converter counts them).
-     */
-    static final Map<String, String> ALLOC_EVENTS = Map.of("jdk.ObjectAllocationSample", "weight",
-            "jdk.ObjectAllocationInNewTLAB", "tlabSize", "jdk.ObjectAllocationOutsideTLAB", "allocationSize");
-
-    /**
-     * Lock-wait events and the field with the lock's class: the JDK's, candor's and
-     * async-profiler's contended monitor enters and parks, weighted by the nanoseconds waited.
-     */
-    static final Map<String, String> LOCK_EVENTS = Map.of("jdk.JavaMonitorEnter", "monitorClass",
-            "jdk.ThreadPark", "parkedClass");
-
-    /** What weights of these event types count: "bytes" (allocations), "ns" (lock waits), else "samples". */
-    public static String unitOf(java.util.Collection<String> eventTypes) {
-        if (eventTypes.isEmpty()) {
-            return "samples";
-        }
-        if (eventTypes.stream().allMatch(ALLOC_EVENTS::containsKey)) {
-            return "bytes";
-        }
-        return eventTypes.stream().allMatch(LOCK_EVENTS::containsKey) ? "ns" : "samples";
-    }
-
-    private static Kind kindOf(EventType t) {
-        String name = t.getName();
-        if (name.startsWith("candor.") && bucketField(t) != null) {
-            return Kind.CANDOR_FAILURE;  // checked first: events without stacks still have the field
-        }
-        if (name.equals("candor.ProfilerCounters") && t.getField("dropped") != null) {
-            return Kind.CANDOR_COUNTERS;
-        }
-        if (name.equals("jdk.CPUTimeSamplesLost") && t.getField("lostSamples") != null) {
-            return Kind.LOST;
-        }
-        if (t.getField("stackTrace") != null && ALLOC_EVENTS.containsKey(name) && t.getField(ALLOC_EVENTS.get(name)) != null
-                && t.getField("objectClass") != null) {
-            return Kind.ALLOC;
-        }
-        if (t.getField("stackTrace") != null && LOCK_EVENTS.containsKey(name) && t.getField("duration") != null
-                && t.getField(LOCK_EVENTS.get(name)) != null) {
-            return Kind.LOCK;
-        }
-        if (t.getField("stackTrace") != null) {
-            return name.equals("jdk.CPUTimeSample") ? Kind.CPU_TIME : Kind.STACK;
-        }
-        return Kind.IGNORE;
-    }
-
-    private static String bucketField(EventType t) {
-        String lower = t.getName().toLowerCase();
-        if (!(lower.contains("fail") || lower.contains("drop") || lower.contains("lost"))) {
-            return null;
-        }
-        for (String f : BUCKET_FIELDS) {
-            ValueDescriptor d = t.getField(f);
-            if (d != null && d.getTypeName().equals("java.lang.String")) {
-                return f;
-            }
-        }
-        return null;
-    }
-
-    private static String countField(EventType t) {
-        for (String f : COUNT_FIELDS) {
-            ValueDescriptor d = t.getField(f);
-            if (d != null && List.of("long", "int", "short").contains(d.getTypeName())) {
-                return f;
-            }
-        }
-        return null;
-    }
-
-    private void accept(Attempt a, RecordedEvent e, Map<EventType, Kind> kinds,
-                        Map<RecordedStackTrace, List<Frame>> stackCache,
-                        Map<String, SortedMap<String, String>> labelCache) {
-        EventType type = e.getEventType();
-        String name = type.getName();
-        Kind kind = kinds.computeIfAbsent(type, JfrProfileReader::kindOf);
-        if (kind == Kind.IGNORE) {
-            return;
-        }
-        long time = Sample.NO_TIME;
-        Instant t = e.getStartTime();
-        if (t != null) {
-            time = Sample.nanos(t);
-            a.minStart = Math.min(a.minStart, time);
-            a.maxEnd = Math.max(a.maxEnd, time);
-        }
-        SampledThread thread = thread(e);
-        SortedMap<String, String> labels = labels(e, labelCache);
-        switch (kind) {
-            case STACK:
-            case CPU_TIME: {
-                List<Frame> stack;
-                if (kind == Kind.CPU_TIME && e.hasField("failed") && e.getBoolean("failed")) {
-                    stack = pseudoStack(WALK_FAILED);
-                } else {
-                    stack = stack(e.getStackTrace(), stackCache);
-                }
-                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, 1, labels));
-                break;
-            }
-            case ALLOC: {
-                // the allocated class on top of the stack, and the bytes the sample stands for as its weight
-                long bytes = Math.max(0, e.getLong(ALLOC_EVENTS.get(name)));
-                RecordedClass c = e.getClass("objectClass");
-                List<Frame> stack = new ArrayList<>(stack(e.getStackTrace(), stackCache));
-                if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(NO_STACK)) {
-                    stack.clear();  // an allocation without a Java stack: the class alone
-                }
-                stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
-                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, bytes, labels));
-                break;
-            }
-            case LOCK: {
-                // the lock's class on top of the stack, and the nanoseconds waited as its weight
-                long ns = Math.max(0, e.getDuration().toNanos());
-                RecordedClass c = e.getClass(LOCK_EVENTS.get(name));
-                List<Frame> stack = new ArrayList<>(stack(e.getStackTrace(), stackCache));
-                if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(NO_STACK)) {
-                    stack.clear();
-                }
-                stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : javaClassName(c.getName()))));
-                a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, ns, labels));
-                break;
-            }
-            case LOST: {
-                long lost = e.getLong("lostSamples");
-                if (lost > 0) {
-                    a.samples.computeIfAbsent("jdk.CPUTimeSample", k -> new ArrayList<>())
-                            .add(new Sample(time, thread, "jdk.CPUTimeSample", pseudoStack(LOST), lost));
-                }
-                break;
-            }
-            case CANDOR_COUNTERS: {
-                // cumulative: the latest one counts
-                if (time >= a.countersTime) {
-                    a.countersTime = time;
-                    a.dropped = e.getLong("dropped");
-                    a.droppedByKind = e.hasField("droppedByKind") ? e.getString("droppedByKind") : null;
-                }
-                break;
-            }
-            case CANDOR_FAILURE: {
-                String bucket = e.getString(bucketField(type));
-                String cf = countField(type);
-                long count = cf == null ? 1 : e.getLong(cf);
-                if (count > 0) {
-                    String b = bucket == null || bucket.isBlank() ? "unknown_failure" : bucket.strip();
-                    if (Frame.isPseudoText(b) && b.length() > 2) {
-                        b = b.substring(1, b.length() - 1);
-                    }
-                    // candor's FailedTick says which sampler took the tick (cpu, wall, ...)
-                    String sampler = type.getField("kind") != null && !"kind".equals(bucketField(type))
-                            ? e.getString("kind") : null;
-                    a.failures.add(new Sample(time, thread, sampler == null ? name : KIND_PREFIX + sampler,
-                            pseudoStack(b), count, labels));
-                }
-                break;
-            }
-            default:
-                break;
-        }
-    }
-
-    /** "[B" → "byte[]", "[Ljava.lang.String;" → "java.lang.String[]", "java.lang.String" unchanged. */
-    static String javaClassName(String name) {
-        int dims = 0;
-        while (dims < name.length() && name.charAt(dims) == '[') {
-            dims++;
-        }
-        if (dims == 0) {
-            return name.replace('/', '.');
-        }
-        String base = name.substring(dims);
-        String java = switch (base) {
-            case "Z" -> "boolean";
-            case "B" -> "byte";
-            case "C" -> "char";
-            case "S" -> "short";
-            case "I" -> "int";
-            case "J" -> "long";
-            case "F" -> "float";
-            case "D" -> "double";
-            default -> base.startsWith("L") && base.endsWith(";") ? base.substring(1, base.length() - 1).replace('/', '.')
-                    : base.replace('/', '.');
-        };
-        return java + "[]".repeat(dims);
-    }
-
-    private SampledThread thread(RecordedEvent e) {
-        RecordedThread t = null;
-        if (e.hasField("sampledThread")) {
-            t = e.getThread("sampledThread");
-        } else if (e.hasField("eventThread")) {
-            t = e.getThread("eventThread");
-        }
-        if (t == null) {
-            return null;
-        }
-        String n = t.getJavaName() != null ? t.getJavaName() : t.getOSName();
-        SampledThread st = new SampledThread(n == null ? "unknown" : n, t.getOSThreadId(), t.getJavaThreadId());
-        return threads.computeIfAbsent(st, k -> k);
-    }
-
-    /**
-     * The labels of an event: its {@code labels} text (one string per label set in the chunk's pool,
-     * so parsed once per distinct text), or none when the type has no such field or it is null.
-     */
-    private SortedMap<String, String> labels(RecordedEvent e, Map<String, SortedMap<String, String>> cache) {
-        if (!e.hasField(LABELS_FIELD) || !(e.getValue(LABELS_FIELD) instanceof String text) || text.isEmpty()) {
-            return Sample.NO_LABELS;
-        }
-        return cache.computeIfAbsent(text, t -> labelSets.computeIfAbsent(parseLabels(t), k -> k));
-    }
-
-    /** "key=value,key=value" with %25, %2C, %3D escapes, as candor's agent writes it. */
-    public static SortedMap<String, String> parseLabels(String text) {
-        TreeMap<String, String> m = new TreeMap<>();
-        for (String pair : text.split(",", -1)) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                m.put(unescape(pair.substring(0, eq)), unescape(pair.substring(eq + 1)));
-            }
-        }
-        return Sample.labels(m);
-    }
-
-    private static String unescape(String s) {
-        return s.indexOf('%') < 0 ? s : s.replace("%2C", ",").replace("%3D", "=").replace("%25", "%");
-    }
-
-    private List<Frame> pseudoStack(String name) {
-        return stacks.computeIfAbsent(List.of(frame(Frame.pseudo(name))), k -> k);
-    }
-
-    private List<Frame> stack(RecordedStackTrace st, Map<RecordedStackTrace, List<Frame>> cache) {
-        if (st == null) {
-            return pseudoStack(NO_STACK);
-        }
-        List<Frame> cached = cache.get(st);
-        if (cached != null) {
-            return cached;
-        }
-        List<RecordedFrame> jfr = st.getFrames();
-        List<Frame> out = new ArrayList<>(jfr.size() + 1);
-        if (st.isTruncated()) {
-            out.add(frame(Frame.pseudo(TRUNCATED)));
-        }
-        for (int i = jfr.size() - 1; i >= 0; i--) {
-            out.add(frame(convert(jfr.get(i))));
-        }
-        List<Frame> result = out.isEmpty() ? pseudoStack(NO_STACK) : stacks.computeIfAbsent(List.copyOf(out), k -> k);
-        cache.put(st, result);
-        return result;
-    }
-
-    private static Frame convert(RecordedFrame f) {
-        RecordedMethod m = f.getMethod();
-        if (m == null) {
-            return Frame.pseudo("unknown_method");
-        }
-        String cls = m.getType() != null && m.getType().getName() != null ? m.getType().getName() : "";
-        return Frame.of(cls, m.getName(), m.getDescriptor(), f.getLineNumber(), f.getBytecodeIndex(),
-                Frame.Type.fromJfr(f.getType()));
-    }
-
-    private Frame frame(Frame f) {
-        return frames.computeIfAbsent(f, k -> k);
-    }
-
     /**
      * candor's failed ticks count beside the samples of the sampler that took them (a FailedTick's
      * {@code kind}: cpu → jdk.ExecutionSample, wall → candor.WallClockSample, ...), and its dropped
@@ -796,9 +476,9 @@ public final class JfrProfileReader {
         }
         for (Sample s : candorFailures) {
             String target = null;
-            if (s.eventType().startsWith(KIND_PREFIX)) {
-                String sampler = s.eventType().substring(KIND_PREFIX.length());
-                target = SAMPLER_EVENTS.get(sampler);
+            if (s.eventType().startsWith(JfrEvents.KIND_PREFIX)) {
+                String sampler = s.eventType().substring(JfrEvents.KIND_PREFIX.length());
+                target = JfrEvents.SAMPLER_EVENTS.get(sampler);
                 if (target == null) {
                     for (String n : byEvent.keySet()) {
                         if (n.toLowerCase().contains(sampler.toLowerCase())) {
@@ -810,7 +490,7 @@ public final class JfrProfileReader {
             }
             if (target == null) {
                 target = fallback != null ? fallback
-                        : s.eventType().startsWith(KIND_PREFIX) ? "candor.FailedTick" : s.eventType();
+                        : s.eventType().startsWith(JfrEvents.KIND_PREFIX) ? "candor.FailedTick" : s.eventType();
             }
             byEvent.computeIfAbsent(target, k -> new ArrayList<>())
                     .add(new Sample(s.timeNanos(), s.thread(), target, s.stack(), s.weight(), s.labels()));
@@ -823,7 +503,7 @@ public final class JfrProfileReader {
                 }
                 String kind = item.substring(0, eq);
                 String[] counts = item.substring(eq + 1).split(":");
-                String target = VALUE_EVENTS.getOrDefault(kind, SAMPLER_EVENTS.get(kind));
+                String target = JfrEvents.VALUE_EVENTS.getOrDefault(kind, JfrEvents.SAMPLER_EVENTS.get(kind));
                 long weight;
                 try {
                     weight = Long.parseLong(counts[counts.length - 1]);
@@ -832,13 +512,13 @@ public final class JfrProfileReader {
                 }
                 if (target != null && weight > 0) {
                     byEvent.computeIfAbsent(target, k -> new ArrayList<>()).add(new Sample(countersTime, null, target,
-                            pseudoStack("dropped"), weight));
+                            converter.pseudoStack("dropped"), weight));
                 }
             }
         } else if (dropped > 0) {  // files before droppedByKind: every drop beside the CPU samples
             String target = fallback != null ? fallback : "jdk.ExecutionSample";
             byEvent.computeIfAbsent(target, k -> new ArrayList<>()).add(new Sample(countersTime, null, target,
-                    pseudoStack("dropped"), dropped));
+                    converter.pseudoStack("dropped"), dropped));
         }
     }
 }

@@ -71,7 +71,7 @@ public final class Profile {
 
     /** What the sample weights count: "bytes" (allocation events), "ns" (lock waits), else "samples". */
     public String unit() {
-        return JfrProfileReader.unitOf(eventTypes());
+        return JfrEvents.unitOf(eventTypes());
     }
 
     /** The event types reported, e.g. {@code [jdk.ExecutionSample]}. */

@@ -125,7 +125,7 @@ public final class Recording {
                 continue;
             }
             if (want.equalsIgnoreCase("alloc")) {  // every allocation event there is (async-profiler writes two)
-                List<String> alloc = byEvent.keySet().stream().filter(JfrProfileReader.ALLOC_EVENTS::containsKey).toList();
+                List<String> alloc = byEvent.keySet().stream().filter(JfrEvents.ALLOC_EVENTS::containsKey).toList();
                 if (alloc.isEmpty()) {
                     throw new IllegalArgumentException("no allocation events in " + source + "; " + choices());
                 }
@@ -133,14 +133,14 @@ public final class Recording {
                 continue;
             }
             if (want.equalsIgnoreCase("lock")) {  // contended monitors and parks
-                List<String> lock = byEvent.keySet().stream().filter(JfrProfileReader.LOCK_EVENTS::containsKey).toList();
+                List<String> lock = byEvent.keySet().stream().filter(JfrEvents.LOCK_EVENTS::containsKey).toList();
                 if (lock.isEmpty()) {
                     throw new IllegalArgumentException("no lock events in " + source + "; " + choices());
                 }
                 lock.stream().filter(n -> !out.contains(n)).forEach(out::add);
                 continue;
             }
-            String sampler = JfrProfileReader.SAMPLER_EVENTS.get(want.toLowerCase(Locale.ROOT));
+            String sampler = JfrEvents.SAMPLER_EVENTS.get(want.toLowerCase(Locale.ROOT));
             if (sampler != null && byEvent.containsKey(sampler)) {  // cpu, wall, ...: as the agent's event= names them
                 if (!out.contains(sampler)) {
                     out.add(sampler);

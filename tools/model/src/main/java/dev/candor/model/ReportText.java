@@ -70,7 +70,7 @@ final class ReportText {
 
     /** An event type's summed weight in its unit: "670" (samples), "1.13 GiB", "16.46 s". */
     static String weightOf(String eventType, long weight) {
-        return cell(weight, JfrProfileReader.unitOf(List.of(eventType)));
+        return cell(weight, JfrEvents.unitOf(List.of(eventType)));
     }
 
     /** VALUE in UNIT (a {@link Profile#unit()}) with its unit named: "670 samples", "1.13 GiB", "16.46 s". */

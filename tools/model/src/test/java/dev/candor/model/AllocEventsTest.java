@@ -9,10 +9,10 @@ class AllocEventsTest {
 
     @Test
     void classNamesInJavaForm() {
-        assertEquals("byte[]", JfrProfileReader.javaClassName("[B"));
-        assertEquals("java.lang.String[][]", JfrProfileReader.javaClassName("[[Ljava.lang.String;"));
-        assertEquals("java.lang.String[]", JfrProfileReader.javaClassName("[Ljava/lang/String;"));
-        assertEquals("java.util.HashMap$Node", JfrProfileReader.javaClassName("java.util.HashMap$Node"));
+        assertEquals("byte[]", JfrEvents.javaClassName("[B"));
+        assertEquals("java.lang.String[][]", JfrEvents.javaClassName("[[Ljava.lang.String;"));
+        assertEquals("java.lang.String[]", JfrEvents.javaClassName("[Ljava/lang/String;"));
+        assertEquals("java.util.HashMap$Node", JfrEvents.javaClassName("java.util.HashMap$Node"));
     }
 
     @Test

@@ -54,9 +54,9 @@ class JfrLabelsTest {
 
     @Test
     void labelTextSplitsBackWithItsEscapes() {
-        assertEquals(Map.of("q", "a=b,c%", "k", "v"), JfrProfileReader.parseLabels("k=v,q=a%3Db%2Cc%25"));
-        assertEquals(Map.of("q", "%2C"), JfrProfileReader.parseLabels(CandorJfrWriter.labelText(Map.of("q", "%2C"))));
-        assertTrue(JfrProfileReader.parseLabels("").isEmpty());
+        assertEquals(Map.of("q", "a=b,c%", "k", "v"), JfrEvents.parseLabels("k=v,q=a%3Db%2Cc%25"));
+        assertEquals(Map.of("q", "%2C"), JfrEvents.parseLabels(CandorJfrWriter.labelText(Map.of("q", "%2C"))));
+        assertTrue(JfrEvents.parseLabels("").isEmpty());
     }
 
     @Test
