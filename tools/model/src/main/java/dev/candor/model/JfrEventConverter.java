@@ -81,24 +81,14 @@ final class JfrEventConverter {
             case ALLOC: {
                 // the allocated class on top of the stack, and the bytes the sample stands for as its weight
                 long bytes = Math.max(0, e.getLong(JfrEvents.ALLOC_EVENTS.get(name)));
-                RecordedClass c = e.getClass("objectClass");
-                List<Frame> stack = new ArrayList<>(stack(e.getStackTrace(), caches.stacks));
-                if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(JfrEvents.NO_STACK)) {
-                    stack.clear();  // an allocation without a Java stack: the class alone
-                }
-                stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : JfrEvents.javaClassName(c.getName()))));
+                List<Frame> stack = classOnTop(e.getStackTrace(), e.getClass("objectClass"), caches);
                 a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, bytes, labels));
                 break;
             }
             case LOCK: {
                 // the lock's class on top of the stack, and the nanoseconds waited as its weight
                 long ns = Math.max(0, e.getDuration().toNanos());
-                RecordedClass c = e.getClass(JfrEvents.LOCK_EVENTS.get(name));
-                List<Frame> stack = new ArrayList<>(stack(e.getStackTrace(), caches.stacks));
-                if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(JfrEvents.NO_STACK)) {
-                    stack.clear();
-                }
-                stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : JfrEvents.javaClassName(c.getName()))));
+                List<Frame> stack = classOnTop(e.getStackTrace(), e.getClass(JfrEvents.LOCK_EVENTS.get(name)), caches);
                 a.samples.computeIfAbsent(name, k -> new ArrayList<>()).add(new Sample(time, thread, name, stack, ns, labels));
                 break;
             }
@@ -139,6 +129,16 @@ final class JfrEventConverter {
             default:
                 break;
         }
+    }
+
+    /** The stack with a class on top (allocated, or waited for); an event without a Java stack has the class alone. */
+    private List<Frame> classOnTop(RecordedStackTrace st, RecordedClass c, ChunkCaches caches) {
+        List<Frame> stack = new ArrayList<>(stack(st, caches.stacks));
+        if (stack.size() == 1 && stack.get(0).isPseudo() && stack.get(0).methodName().equals(JfrEvents.NO_STACK)) {
+            stack.clear();
+        }
+        stack.add(frame(Frame.allocated(c == null ? "[unknown class]" : JfrEvents.javaClassName(c.getName()))));
+        return stack;
     }
 
     private SampledThread thread(RecordedEvent e) {
