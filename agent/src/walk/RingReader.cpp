@@ -64,13 +64,18 @@ void RingReader::stop() {
 
 void RingReader::run() {
   uint64_t settled = monotonicNs();
+  int timeoutMs = kTimeoutMs;
   while (!lp(stopping_)) {
-    engine_.wait(kTimeoutMs);
+    engine_.wait(timeoutMs);
     uint64_t now = monotonicNs();
     bool settle = now - settled >= kSettleNs;  // so a rotated recording holds its own share
     if (settle) settled = now;
+    uint64_t deepBefore = lp(completedLive_) + lp(truncated_);
     engine_.consumeAll(*this, settle);
     addPlain(wakeups_, 1);
+    // Stacks deeper than the copy are finished from the live stack, which the thread changes as it
+    // runs: while such stacks come, the reader comes back soon, before their callers are gone.
+    timeoutMs = lp(completedLive_) + lp(truncated_) > deepBefore ? kDeepTimeoutMs : kTimeoutMs;
   }
   sp(cpuNs_, clockNs(CLOCK_THREAD_CPUTIME_ID));
 }

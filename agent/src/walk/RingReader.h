@@ -1,5 +1,6 @@
 // walk=copy (experimental): the thread that turns PerfRingEngine's rings into samples. It wakes
-// when a ring is half full (or every kTimeoutMs), and for every record of every ring:
+// when a ring is half full (a quarter, per CPU) or every kTimeoutMs, every kDeepTimeoutMs while its
+// last pass met stacks deeper than the copy, and for every record of every ring:
 //   PERF_RECORD_SAMPLE  counts a cpu tick and records it in the sample ring, as one more producer:
 //                       the stack walked by candor's own walker from the sampled registers, every
 //                       read of the thread's stack served from the copy (StackCopy.h). A walk that
@@ -51,6 +52,8 @@ namespace candor {
 class RingReader : public RingConsumer {
  public:
   static constexpr int kTimeoutMs = 50;  // the longest a sample waits in a ring that is not half full
+  // ... while the last pass met stacks deeper than the copy, whose live callers the thread may leave
+  static constexpr int kDeepTimeoutMs = 5;
   // percpu: how often the covered threads' CPU clocks are settled against their samples (one
   // clock read per thread: 200 threads cost about 0.2 ms a second).
   static constexpr uint64_t kSettleNs = 1'000'000'000;

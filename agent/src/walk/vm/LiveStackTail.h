@@ -21,9 +21,10 @@
 // Measured (CopyWalkTest, the accuracy suite, percpu, JDK 17): a 10,000-frame recursion standing
 // still under its leaf is whole in 99% of the samples; two same-shaped recursions alternating every
 // 2 ms are whole in half (the other half, the thread was in the other one when the reader came),
-// never mixed (half of them mixed without the call check); the 300-level recursion is cut in
-// 10.0% of the samples (52.9% before), its hot method at 29.1% (14.3%) against a truth of 39.7%:
-// the rest the thread had unwound by the time the reader came (it reads every 25-50 ms).
+// never mixed (half of them mixed without the call check); the 300-level recursion, which unwinds
+// every 40 ms, is cut in 1.2-1.5% of the samples, its hot method 2.6 points under a truth of 39.7%
+// (7.6% and 8.6 points while the reader read every 25-50 ms; it now comes back within 5 ms while
+// stacks are this deep: bench/results/RESULTS-deep-reader.md): the thread had unwound the rest.
 //
 // Reads go through process_vm_readv on this process, one page per element: a page no longer
 // mapped (the thread exited, its stack unmapped) ends the tail instead of faulting.
