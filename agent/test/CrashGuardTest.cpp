@@ -1,5 +1,6 @@
 // CrashGuard: a fault inside an armed region is caught and counted; a fault outside one still
-// reaches the previous handler (here: none, so the process dies of SIGSEGV as it would have).
+// reaches the previous handler (here: none, so the process dies of SIGSEGV as it would have);
+// chained behind a JVM-like handler, as libjsig makes it, no sampling signal runs inside it.
 #include "walk/vm/CrashGuard.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 
 using namespace candor;
@@ -23,6 +25,30 @@ bool faultsGuarded(uintptr_t addr) {
     faulted = false;
   }
   return faulted;
+}
+
+// HotSpot's call_chained_handler: the chained handler runs with exactly its own sa_mask.
+struct sigaction gChained;
+void jvmLikeHandler(int sig, siginfo_t* info, void* ucontext) {
+  sigset_t old;
+  pthread_sigmask(SIG_SETMASK, &gChained.sa_mask, &old);
+  gChained.sa_sigaction(sig, info, ucontext);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+std::atomic<int> gProfDepth{0}, gProfMaxDepth{0};
+uintptr_t gFaultPage = 0;
+// A tick's handler that walks: a second tick is pending when its guarded read faults.
+void onProf(int, siginfo_t*, void*) {
+  int depth = ++gProfDepth;
+  if (depth > gProfMaxDepth) gProfMaxDepth = depth;
+  static bool first = true;
+  if (depth == 1 && first) {
+    first = false;
+    raise(SIGPROF);  // blocked while this handler runs: pending
+    faultsGuarded(gFaultPage);
+  }
+  --gProfDepth;
 }
 
 // A page that is mapped but unreadable: SIGSEGV, not an unmapped-address coincidence.
@@ -68,4 +94,38 @@ TEST(CrashGuard, DoesNotSwallowFaultsOutsideArmedRegion) {
   ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the fault was swallowed";
   if (WIFSIGNALED(status)) EXPECT_EQ(WTERMSIG(status), SIGSEGV);
   munmap(reinterpret_cast<void*>(page), 4096);
+}
+
+TEST(CrashGuard, NoSamplingSignalRunsInsideTheChainedHandler) {
+  std::string why;
+  ASSERT_TRUE(CrashGuard::install(&why)) << why;
+  gFaultPage = protectedPage();
+  ASSERT_NE(gFaultPage, 0u);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // In front of the guard, as libjsig leaves the JVM's handler, which chains to ours.
+    struct sigaction jvm = {};
+    jvm.sa_sigaction = jvmLikeHandler;
+    jvm.sa_flags = SA_SIGINFO;
+    sigemptyset(&jvm.sa_mask);
+    if (sigaction(SIGSEGV, &jvm, &gChained) != 0) _exit(10);
+    struct sigaction prof = {};
+    prof.sa_sigaction = onProf;
+    prof.sa_flags = SA_SIGINFO;
+    sigemptyset(&prof.sa_mask);
+    if (sigaction(SIGPROF, &prof, nullptr) != 0) _exit(11);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, SIGPROF);
+    sigaddset(&unblock, SIGSEGV);
+    pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);  // whatever earlier tests left blocked
+    raise(SIGPROF);
+    _exit(gProfMaxDepth.load());  // 1: the pending tick ran after the first, not inside its fault
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << "a tick's handler ran inside the guard's fault handler";
+  munmap(reinterpret_cast<void*>(gFaultPage), 4096);
 }

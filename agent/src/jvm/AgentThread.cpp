@@ -18,17 +18,21 @@ std::atomic<uint64_t> gSamplingSignals{(uint64_t{1} << SIGPROF) | (uint64_t{1} <
 
 void blockSamplingSignals() {
   sigset_t mask;
-  sigemptyset(&mask);
-  uint64_t bits = lv(gSamplingSignals);
-  for (int sig = 1; sig < 64; sig++) {
-    if (bits & (uint64_t{1} << sig)) sigaddset(&mask, sig);
-  }
+  AgentThread::samplingSignals(&mask);
   pthread_sigmask(SIG_BLOCK, &mask, nullptr);
 }
 }  // namespace
 
 void AgentThread::addSamplingSignal(int sig) {
   if (sig > 0 && sig < 64) orOrdered(gSamplingSignals, uint64_t{1} << sig);
+}
+
+void AgentThread::samplingSignals(sigset_t* out) {
+  sigemptyset(out);
+  uint64_t bits = lv(gSamplingSignals);
+  for (int sig = 1; sig < 64; sig++) {
+    if (bits & (uint64_t{1} << sig)) sigaddset(out, sig);
+  }
 }
 
 std::thread AgentThread::start(const char* name, bool attachToJvm, std::function<void(JNIEnv*)> body) {

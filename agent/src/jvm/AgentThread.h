@@ -11,6 +11,7 @@
 // Ordinary threads only.
 #pragma once
 #include <jni.h>
+#include <signal.h>
 
 #include <functional>
 #include <thread>
@@ -22,6 +23,8 @@ class AgentThread {
   // A sampling signal candor uses this session (SignalHandler::install calls it); blocked on
   // every agent thread started from now on. SIGPROF and SIGVTALRM are always blocked.
   static void addSamplingSignal(int sig);
+  // The sampling signals so far (SIGPROF, SIGVTALRM and every one added).
+  static void samplingSignals(sigset_t* out);
 
   // Starts `body` on a new thread after the prologue. `env` is null unless attachToJvm (and the
   // attach worked; a body that needs JNI must check).

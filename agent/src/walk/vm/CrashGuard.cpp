@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "jvm/AgentThread.h"
+
 namespace candor {
 
 namespace {
@@ -14,6 +16,7 @@ __thread sigjmp_buf* volatile tJump __attribute__((tls_model("initial-exec"))) =
 
 struct sigaction gPrevious[2];  // the JVM's SIGSEGV and SIGBUS handlers, by slotOf()
 bool gInstalled = false;
+sigset_t gMask;  // the sampling signals the installed handler's mask holds
 std::mutex gInstallMutex;
 
 int slotOf(int sig) { return sig == SIGBUS ? 1 : 0; }
@@ -23,18 +26,33 @@ std::atomic<uint64_t> CrashGuard::caught_{0};
 
 bool CrashGuard::install(std::string* why) {
   std::lock_guard<std::mutex> lock(gInstallMutex);
-  if (gInstalled) return true;
+  // The handler's mask holds candor's sampling signals. The kernel would keep them blocked anyway
+  // (a fault in a walk happens inside the tick's handler), but with libjsig our handler is the
+  // JVM's chained one, and HotSpot runs a chained handler with exactly its sa_mask (SIG_SETMASK):
+  // an empty mask there let a pending tick in, whose handler walked the stack of the JVM's signal
+  // handler and overwrote the guard of the walk that faulted; the JVM crashed (an itest's
+  // exceptions-libjsig stress, walk=vm, 100 us). After a caught fault the walker goes on with that
+  // mask (sigsetjmp(env, 0)) until its handler returns and the kernel restores the thread's own.
+  sigset_t sampling;
+  AgentThread::samplingSignals(&sampling);
+  bool same = gInstalled;
+  for (int sig = 1; sig < 64 && same; sig++) same = sigismember(&sampling, sig) == sigismember(&gMask, sig);
+  if (same) return true;
   struct sigaction sa = {};
   sa.sa_sigaction = onFault_signalSafe;
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
+  sa.sa_mask = sampling;
   const int sigs[] = {SIGSEGV, SIGBUS};
   for (int sig : sigs) {
-    if (sigaction(sig, &sa, &gPrevious[slotOf(sig)]) != 0) {
+    struct sigaction now = {};
+    // A later session with another signal= updates the mask of the handler that is still ours.
+    if (gInstalled && (sigaction(sig, nullptr, &now) != 0 || now.sa_sigaction != onFault_signalSafe)) continue;
+    if (sigaction(sig, &sa, gInstalled ? nullptr : &gPrevious[slotOf(sig)]) != 0) {
       *why = std::string("sigaction: ") + strerror(errno);
       return false;
     }
   }
+  gMask = sampling;
   gInstalled = true;
   return true;
 }

@@ -6,7 +6,9 @@
 //
 // Cost: the walker uses sigsetjmp(env, 0), ~6 ns, no sigprocmask syscall. That leaves the mask
 // alone, so the handler is installed with SA_NODEFER: a longjmp out of it must not leave
-// SIGSEGV blocked, or the next fault would kill the process.
+// SIGSEGV blocked, or the next fault would kill the process. Its mask holds candor's sampling
+// signals, so no tick's handler runs inside it, also where libjsig makes it the JVM's chained
+// handler (see install).
 #pragma once
 #include <setjmp.h>
 #include <signal.h>
