@@ -260,6 +260,7 @@ void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
   ring.page = bigger.page;
   ring.mapBytes = bigger.mapBytes;
   ring.lastCpuNs = 0;  // a new event counts from zero
+  ring.lostSinceSample = 0;
   ring.grid = TickGrid(tickPeriodNs());  // and its timer starts a grid of its own
   enlarged_++;
 }

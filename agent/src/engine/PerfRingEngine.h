@@ -56,6 +56,7 @@ struct PerfRing {
   size_t mapBytes = 0;
   uintptr_t javaThread = 0;  // the consumer's: the thread's JavaThread once a sample showed it
   uint64_t lastCpuNs = 0;    // the consumer's: the event's count at the previous sample
+  uint64_t lostSinceSample = 0;  // the consumer's: samples the full ring lost since then (dropped)
   uint64_t ours = 0;         // the consumer's, percpu: samples of sampled threads read from this ring
   uint64_t foreign = 0;      // … and of other processes or threads not sampled
   bool large = false;        // replaced by a busy thread's ring already

@@ -122,6 +122,7 @@ void RingReader::consume(PerfRing& ring) {
         addPlain(counters_.dropped[kCpu], lost);
         addPlain(lost_, lost);
         balance_ -= static_cast<double>(lost);  // ticks counted (dropped): not owed again
+        ring.lostSinceSample += lost;           // per thread: in the next sample's gap, not owed either
         break;
       }
       case PERF_RECORD_THROTTLE:  // the kernel skips ticks (perf_event_max_sample_rate): never counted
@@ -253,13 +254,16 @@ uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {
 uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) const {
   // The event (user space only) overflows every interval of the thread's CPU time and writes a
   // sample only when the overflow lands in user space; its count runs on in the kernel. So the
-  // count since the previous sample holds round(gap / interval) ticks, one of them this sample.
+  // count since the previous sample holds round(gap / interval) ticks, one of them this sample,
+  // and those the full ring lost (PERF_RECORD_LOST, counted dropped already).
   uint64_t last = ring.lastCpuNs;
+  uint64_t lost = ring.lostSinceSample;
   ring.lastCpuNs = sample.cpuNs;
+  ring.lostSinceSample = 0;
   auto interval = static_cast<uint64_t>(engine_.intervalNs());
   if (last == 0 || sample.cpuNs <= last || interval == 0) return 0;
   uint64_t fitted = (sample.cpuNs - last + interval / 2) / interval;
-  return fitted > 1 ? fitted - 1 : 0;
+  return fitted > 1 + lost ? fitted - 1 - lost : 0;
 }
 
 int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot) {
