@@ -50,7 +50,7 @@ def main():
               "ap": (ap_lib, "start,event=cpu,interval=1ms,collapsed,ann,threads,file=%s")}
     devs = {c: [] for c in cfgs}
     for rnd, cfg, work, out in serverdrive.alternating_runs(a.work, a.reps, cfgs):
-        server = run_server(java, work, agents[cfg], out, a, wrk, env_prefix(cfg))
+        server = run_server(java, work, agents[cfg], out, a, wrk, configs.env_argv(configs.VARIANT_ENV.get(cfg, {})))
         judged = summary.endpoint_error({"endpoints": profiles.endpoint_samples(out), "server": server})
         if judged is None:
             sys.exit("server_phase: no samples by endpoint in %s" % out)
@@ -65,12 +65,6 @@ def main():
         print("%-8s %d runs: regex %+.2f points on average, standard deviation %.2f; distance median %.3f [%.3f-%.3f]"
               % (cfg, len(regex), statistics.fmean(regex), statistics.stdev(regex) if len(regex) > 1 else 0.0,
                  statistics.median(dist), min(dist), max(dist)))
-
-
-def env_prefix(cfg):
-    """`env K=V ...` for the unprivileged emulation (bench/harness/configs.VARIANT_ENV), else nothing."""
-    env = configs.VARIANT_ENV.get(cfg, {})
-    return ["env"] + ["%s=%s" % kv for kv in sorted(env.items())] if env else []
 
 
 def run_server(java, work, agent, out, a, wrk, prefix):

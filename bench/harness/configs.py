@@ -152,7 +152,11 @@ def candor_walk(cfg):
 
 def env_prefix(cfg):
     """What a command line starts with to run config cfg: `env K=V ...` for a variant of VARIANT_ENV, else nothing."""
-    env = VARIANT_ENV.get(candor_walk(cfg) or "")
+    return env_argv(VARIANT_ENV.get(candor_walk(cfg) or "", {}))
+
+
+def env_argv(env):
+    """`env K=V ...` setting the variables of dict env for a command line, or nothing for none."""
     return ["env"] + ["%s=%s" % kv for kv in sorted(env.items())] if env else []
 
 

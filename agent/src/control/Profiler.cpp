@@ -801,10 +801,8 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
     Pusher::Counts c = pusher_->counts();
     report.push = {true, pusher_->url(), options_.service, c.sent, c.failed, c.dropped, c.bytes};
   }
-  bool jfrPath = false;
-  for (const std::string& path : paths) jfrPath = jfrPath || (path != options_.statsFile && outputFormatOf(path) == OutputFormat::kJfr);
+  bool jfrPath = writeReportFiles(report, paths, options_.statsFile, stamp);
   if (jfrPath && jfr_ && !jfrClosed) jfr_->flush(report, final);
-  writeReportFiles(report, paths, options_.statsFile, stamp);
   if (final) {
     accounting_.setListener(nullptr);
     jfr_.reset();

@@ -24,10 +24,12 @@ void writeLogged(const std::string& path, const std::function<void(std::ostream&
 
 }  // namespace
 
-void writeReportFiles(const ProfileReport& report, const std::vector<std::string>& paths,
+bool writeReportFiles(const ProfileReport& report, const std::vector<std::string>& paths,
                       const std::string& statsFile, const std::string& stamp) {
+  bool jfr = false;
   for (const std::string& given : paths) {
     OutputFormat format = given == statsFile ? OutputFormat::kStats : outputFormatOf(given);
+    jfr = jfr || format == OutputFormat::kJfr;
     if (format == OutputFormat::kJfr || format == OutputFormat::kUnknown) continue;
     const std::string path = stamp.empty() ? given : sideOutputPath(given, stamp);
     writeLogged(path, [&](std::ostream& out) {
@@ -51,6 +53,7 @@ void writeReportFiles(const ProfileReport& report, const std::vector<std::string
       });
     }
   }
+  return jfr;
 }
 
 }  // namespace candor

@@ -11,8 +11,9 @@
 namespace candor {
 
 // Every path but .jfr ones (the recorder writes those): `statsFile` is written as stats whatever
-// its extension; with a `stamp`, each path x.ext becomes x-STAMP.ext (loop= rotation).
-void writeReportFiles(const ProfileReport& report, const std::vector<std::string>& paths,
+// its extension; with a `stamp`, each path x.ext becomes x-STAMP.ext (loop= rotation). Returns
+// whether `paths` held a .jfr one, for the caller to flush the recording.
+bool writeReportFiles(const ProfileReport& report, const std::vector<std::string>& paths,
                       const std::string& statsFile, const std::string& stamp);
 
 }  // namespace candor
