@@ -121,6 +121,7 @@ namespace {
 struct FakeNmethod {
   static constexpr int kPcDescSize = 16;
   alignas(8) uint8_t blob[512] = {};
+  uint8_t code[128] = {};  // the instructions, zero (no jmp) unless a test writes some
   std::vector<uint8_t> scopes{0};  // offset 0 is serialized_null
   int pcDescs = 0;
   VmLayout layout;
@@ -158,7 +159,8 @@ struct FakeNmethod {
     put<uint64_t>(16, reinterpret_cast<uintptr_t>(scopes.data()));
     BlobInfo b;
     b.blob = reinterpret_cast<uintptr_t>(blob);
-    b.codeBegin = 0x100000;
+    b.codeBegin = reinterpret_cast<uintptr_t>(code);
+    b.codeEnd = b.codeBegin + sizeof code;
     JavaScope out[8];
     int n = ScopeDecoder(layout).decode_signalSafe(b, b.codeBegin + pcOffset, top, out, 8);
     std::string s;
@@ -188,4 +190,31 @@ TEST(OwnWalker, LeafCallGetsTheScopesBothNeighboursShare) {
   EXPECT_EQ(nm.decode(100, false), "2@7;1@5");     // past the last PcDesc: the one before
   EXPECT_EQ(nm.decode(5, false), "3@2;2@7;1@5");   // before the first: the one after
   EXPECT_EQ(nm.decode(20, true), "4@1;2@7;1@5");   // an interrupted pc: the PcDesc at or after it
+}
+
+// C2 may lay a leaf call's block out of line, among unrelated code (the AVX-512 arraycopy stub's
+// call after the method's return, between PcDescs of an inlined constructor), and jump back right
+// after the call: the PcDescs around the jump's target frame the call, not those around it.
+TEST(OwnWalker, OutOfLineLeafCallGetsTheScopesAroundWhereItJumpsBack) {
+  FakeNmethod nm;
+  int root = nm.scope(0, 1, 9);
+  nm.addPcDesc(10, nm.scope(root, 2, 41));                 // 1@9 -> 2@41 (copyOfRange's allocation)
+  int ctor = nm.scope(nm.scope(0, 1, 13), 3, 6);           // 1@13 -> 3@6 (the constructor's store)
+  nm.addPcDesc(40, ctor);
+  nm.addPcDesc(60, nm.scope(nm.scope(0, 1, 13), 3, 0));    // 1@13 -> 3@0
+  nm.addPcDesc(90, ctor);
+  nm.addPcDesc(100, nm.scope(0, 1, 20));                   // 1@20
+  EXPECT_EQ(nm.decode(70, false), "3@0;1@13");  // falls through: the neighbours' shared scopes
+  nm.code[70] = 0xEB;                           // jmp rel8 back to 20
+  nm.code[71] = static_cast<uint8_t>(20 - 72);
+  EXPECT_EQ(nm.decode(70, false), "1@9");
+  nm.code[70] = 0xE9;                           // jmp rel32 to 90, which ends a PcDesc's code
+  int32_t rel = 90 - 75;
+  memcpy(nm.code + 71, &rel, 4);
+  EXPECT_EQ(nm.decode(70, false), "1@13");      // around 90: the PcDescs at 90 and at 100
+  rel = 1000;                                   // out of the code: no merge point
+  memcpy(nm.code + 71, &rel, 4);
+  EXPECT_EQ(nm.decode(70, false), "3@0;1@13");
+  EXPECT_EQ(nm.decode(60, false), "3@0;1@13");  // a call with its own PcDesc never looks at the jump
+  EXPECT_EQ(nm.decode(70, true), "3@6;1@13");   // nor does an interrupted pc
 }

@@ -233,7 +233,7 @@ bool FrameWalker::mayReturnFrom_signalSafe(uintptr_t ret, const BlobInfo& callee
   // go straight to the callee's nmethod. Anything else (a call through a register, a stub, the
   // interpreter's dispatch) does not say whom it called.
   if (codeByte(ret - 5, 0) != 0xE8) return true;
-  uintptr_t target = ret + static_cast<uintptr_t>(static_cast<intptr_t>(load_signalSafe<int32_t>(ret - 4)));
+  uintptr_t target = ret + static_cast<uintptr_t>(static_cast<intptr_t>(loadCodeInt32_signalSafe(ret - 4)));
   BlobInfo t;
   if (!code_.find_signalSafe(target, &t) || !t.isNmethod) return true;
   return t.blob == callee.blob;

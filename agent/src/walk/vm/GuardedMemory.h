@@ -45,6 +45,15 @@ CANDOR_GUARDED_READ inline uint64_t loadBytes8_signalSafe(uintptr_t addr) {
   return reinterpret_cast<const volatile Bytes8*>(addr)->v;
 }
 
+// A rel32 operand inside machine code (any alignment: a jmp's displacement is not aligned).
+CANDOR_GUARDED_READ inline int32_t loadCodeInt32_signalSafe(uintptr_t addr) {
+  struct __attribute__((packed)) Bytes4 {
+    int32_t v;
+  };
+  if (addr < kLowestJvmAddress) CrashGuard::bail_signalSafe();
+  return reinterpret_cast<const volatile Bytes4*>(addr)->v;
+}
+
 // A field of any width, sign-extended (HotSpot's offsets and sizes are signed ints).
 inline int64_t loadField_signalSafe(uintptr_t base, VmOff f) {
   uintptr_t a = base + f.off;

@@ -54,17 +54,44 @@ int ScopeDecoder::decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, 
   // PcDescs on either side may belong to other inlined scopes, code before the call or after it:
   // only the scopes both share surely contain the call (commonScopes_signalSafe).
   int64_t target = static_cast<int64_t>(pc - nm.codeBegin);
-  uint32_t lo = 0, hi = count;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (pcOffsetAt_signalSafe(t, mid) < target) lo = mid + 1;
-    else hi = mid;
-  }
-  if (!top && (lo == count || pcOffsetAt_signalSafe(t, lo) != target) && lo > 1) {  // entry 0: HotSpot's sentinel (-1)
-    return lo == count ? scopesAt_signalSafe(t, blob, lo - 1, out, max) : commonScopes_signalSafe(t, blob, lo, out, max);
+  uint32_t lo = firstAtOrAfter_signalSafe(t, count, target);
+  if (!top && (lo == count || pcOffsetAt_signalSafe(t, lo) != target)) {
+    // A leaf call. Its block may be laid out of line (C2 puts the AVX-512 arraycopy stub's call
+    // after the method's return, among an inlined constructor's code) and jump straight back:
+    // then the PcDescs around the place it returns to are the ones that frame the call.
+    uintptr_t merge = mergePoint_signalSafe(nm, pc);
+    if (merge != 0) {
+      target = static_cast<int64_t>(merge - nm.codeBegin);
+      lo = firstAtOrAfter_signalSafe(t, count, target);
+      if (lo < count && pcOffsetAt_signalSafe(t, lo) == target) lo++;  // that one ends the code before it
+    }
+    if (lo > 1) {  // entry 0: HotSpot's sentinel (-1)
+      return lo == count ? scopesAt_signalSafe(t, blob, lo - 1, out, max) : commonScopes_signalSafe(t, blob, lo, out, max);
+    }
   }
   if (lo == count) return 0;
   return scopesAt_signalSafe(t, blob, lo, out, max);
+}
+
+uint32_t ScopeDecoder::firstAtOrAfter_signalSafe(const Tables& t, uint32_t count, int64_t offset) const {
+  uint32_t lo = 0, hi = count;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (pcOffsetAt_signalSafe(t, mid) < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+uintptr_t ScopeDecoder::mergePoint_signalSafe(const BlobInfo& nm, uintptr_t ret) {
+  // jmp rel8 (EB) or jmp rel32 (E9) right at the return address, to a place in the same code.
+  if (ret + 5 > nm.codeEnd) return 0;
+  uint8_t op = load_signalSafe<uint8_t>(ret);
+  uintptr_t to;
+  if (op == 0xEB) to = ret + 2 + static_cast<uintptr_t>(static_cast<intptr_t>(load_signalSafe<int8_t>(ret + 1)));
+  else if (op == 0xE9) to = ret + 5 + static_cast<uintptr_t>(static_cast<intptr_t>(loadCodeInt32_signalSafe(ret + 1)));
+  else return 0;
+  return to >= nm.codeBegin && to < nm.codeEnd && to != ret ? to : 0;
 }
 
 int32_t ScopeDecoder::pcOffsetAt_signalSafe(const Tables& t, uint32_t i) const {

@@ -22,7 +22,8 @@ class ScopeDecoder {
   uintptr_t method_signalSafe(uintptr_t nmethod) const { return load(nmethod + l_.nmMethod); }
   // The scopes at pc, innermost first; returns how many (0: no debug info there). `top`: pc was
   // interrupted, not a return address: the PcDesc at or after it (the code that ran last). A
-  // return address without a PcDesc (a leaf call): the scopes of its two neighbours share.
+  // return address without a PcDesc (a leaf call): the scopes of its two neighbours share, the
+  // neighbours of the place its block jumps back to when it jumps right after the call.
   int decode_signalSafe(const BlobInfo& nm, uintptr_t pc, bool top, JavaScope* out, int max) const;
   // The deopt handlers' entries: a frame being deoptimized returns there instead of to its pc.
   bool isDeoptPc_signalSafe(uintptr_t nmethod, uintptr_t pc) const;
@@ -39,6 +40,10 @@ class ScopeDecoder {
     uintptr_t pcsBegin, pcsEnd, scopes, metadata;
   };
   int32_t pcOffsetAt_signalSafe(const Tables& t, uint32_t i) const;
+  uint32_t firstAtOrAfter_signalSafe(const Tables& t, uint32_t count, int64_t offset) const;
+  // Where a leaf call's block continues when it jumps there unconditionally right after the call
+  // (its code laid out of line); 0 when the call falls through.
+  static uintptr_t mergePoint_signalSafe(const BlobInfo& nm, uintptr_t ret);
   int scopesAt_signalSafe(const Tables& t, uintptr_t blob, uint32_t i, JavaScope* out, int max) const;
   int commonScopes_signalSafe(const Tables& t, uintptr_t blob, uint32_t after, JavaScope* out, int max) const;
   static uintptr_t load(uintptr_t a);
