@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -323,10 +324,23 @@ struct CountingConsumer : RingConsumer {
     });
   }
   void settle(int, const CoveredThread&, uint64_t, uint64_t) override {}
+  void ended(PerfRing& ring, uint64_t countNs) override {
+    endings++;
+    endedCountNs = countNs;
+    endedFull = ring.filledUp;
+  }
   std::vector<uint8_t> scratch = std::vector<uint8_t>(64 * 1024);
   uintptr_t here = 0;
-  int samples = 0, wrongThread = 0, onOurStack = 0;
+  int samples = 0, wrongThread = 0, onOurStack = 0, endings = 0;
+  uint64_t endedCountNs = 0;
+  bool endedFull = false;
 };
+
+uint64_t threadCpuNsNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
 }  // namespace
 
 // The kernel side for real: a ring on this thread fills with samples of this thread's own stack.
@@ -358,6 +372,41 @@ TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
   EXPECT_EQ(consumer.wrongThread, 0);
   EXPECT_GT(consumer.onOurStack, consumer.samples / 2);
   EXPECT_FALSE(timer.armed);
+  EXPECT_EQ(consumer.endings, 1) << "the disarmed ring's event count reaches the consumer";
+  EXPECT_GE(consumer.endedCountNs, 40'000'000u) << "the event counted this thread's 60 ms";
+  EXPECT_FALSE(consumer.endedFull) << "read all along";
+}
+
+// A ring nobody reads fills up after a few samples; the kernel then loses the rest without a
+// PERF_RECORD_LOST (it writes one only before a later sample): the ring's end says it was full,
+// and the event's count holds the thread's CPU time, the ticks the ring never showed.
+TEST(PerfRingEngine, ARingThatFilledUpSaysSoAtItsEnd) {
+  std::string why;
+  if (!PerfRingEngine::available(8192, false, &why)) GTEST_SKIP() << why;
+  Options options;
+  options.walk = WalkMode::kCopy;
+  options.intervalNs = 200'000;
+  PerfRingEngine engine;
+  ASSERT_TRUE(engine.start(options, &why)) << why;
+  CountingConsumer consumer;
+  engine.setConsumer(&consumer);
+  int tid = static_cast<int>(syscall(SYS_gettid));
+  ThreadTimer timer;
+  uint64_t cpuBefore = threadCpuNsNow();
+  ASSERT_TRUE(engine.armThread(tid, &timer, &why)) << why;
+  volatile uint64_t spin = 0;
+  while (threadCpuNsNow() - cpuBefore < 30'000'000) {
+    for (int i = 0; i < 10000; i++) spin = spin + i;
+  }
+  engine.disarmThread(&timer);
+  uint64_t cpu = threadCpuNsNow() - cpuBefore;
+  engine.setConsumer(nullptr);
+  engine.stop();
+  EXPECT_EQ(consumer.endings, 1);
+  EXPECT_TRUE(consumer.endedFull) << consumer.samples << " samples read at the end";
+  EXPECT_LT(consumer.samples, 100) << "a small ring holds few of 30 ms at 200 us";
+  EXPECT_GE(consumer.endedCountNs, 25'000'000u);
+  EXPECT_LE(consumer.endedCountNs, cpu);
 }
 
 namespace {
@@ -390,6 +439,7 @@ struct ThreadConsumer : RingConsumer {
       if (s.hasRegs && s.stackSize > 0) withStack++;
     });
   }
+  void ended(PerfRing&, uint64_t) override {}  // percpu: no ring ends with a thread
   void settle(int settledTid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) override {
     if (settledTid != tid) return;
     settledBlocked += thread.blockedSwitches;

@@ -233,8 +233,7 @@ void PerfRingEngine::disarmThread(ThreadTimer* timer) {
   auto it = rings_.find(static_cast<PerfRing*>(timer->ring));
   if (it != rings_.end()) {
     PerfRing& ring = *it->second;
-    ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (consumer_ != nullptr) consumer_->consume(ring);  // its last samples
+    if (consumer_ != nullptr) endRing(ring, *consumer_);  // its last samples, and the ticks no sample showed
     unmapRing(ring);
     rings_.erase(it);
   }
@@ -250,17 +249,19 @@ void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
   // The old event stops before the new one starts, so no tick is sampled twice; the partial
   // period of the old counter is lost once per thread.
   ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
-  consumer.consume(ring);
+  consumeRing(ring, consumer);
   if (!openRing(ring.tid, largePages_, &bigger, &why)) {
     ioctl(ring.fd, PERF_EVENT_IOC_ENABLE, 0);  // keep the small ring
     return;
   }
+  endRing(ring, consumer);  // disabled and read already: its count
   unmapRing(ring);
   ring.fd = bigger.fd;
   ring.page = bigger.page;
   ring.mapBytes = bigger.mapBytes;
   ring.lastCpuNs = 0;  // a new event counts from zero
   ring.lostSinceSample = 0;
+  ring.filledUp = false;
   ring.grid = TickGrid(tickPeriodNs());  // and its timer starts a grid of its own
   enlarged_++;
 }
@@ -291,14 +292,29 @@ void PerfRingEngine::wake() {
 void PerfRingEngine::consumeAll(RingConsumer& consumer, bool settle) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& [key, ring] : rings_) {
-    perf_event_mmap_page* page = ring->page;
-    uint64_t pending = lvRaw(&page->data_head) - page->data_tail;
-    consumer.consume(*ring);
-    if (!ring->large && largePages_ > smallPages_ && pending >= page->data_size / 2) enlarge(*ring, consumer);
+    uint64_t pending = consumeRing(*ring, consumer);
+    if (!ring->large && largePages_ > smallPages_ && pending >= ring->page->data_size / 2) enlarge(*ring, consumer);
   }
   if (settle && perCpu_) {
     for (auto& [tid, thread] : covered_) settleLocked(tid, thread, consumer);
   }
+}
+
+uint64_t PerfRingEngine::consumeRing(PerfRing& ring, RingConsumer& consumer) {
+  perf_event_mmap_page* page = ring.page;
+  uint64_t pending = lvRaw(&page->data_head) - page->data_tail;
+  consumer.consume(ring);
+  if (pending > 0) ring.filledUp = pending + perfSampleRecordBytes(stackBytes_, sampleType()) > page->data_size;
+  return pending;
+}
+
+bool PerfRingEngine::endRing(PerfRing& ring, RingConsumer& consumer) {
+  ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
+  consumeRing(ring, consumer);
+  uint64_t count = 0;  // read_format 0: the value alone
+  if (read(ring.fd, &count, sizeof count) != sizeof count) return false;
+  consumer.ended(ring, count);
+  return true;
 }
 
 void PerfRingEngine::settleLocked(int tid, CoveredThread& thread, RingConsumer& consumer) {

@@ -60,6 +60,10 @@ struct PerfRing {
   uint64_t ours = 0;         // the consumer's, percpu: samples of sampled threads read from this ring
   uint64_t foreign = 0;      // … and of other processes or threads not sampled
   bool large = false;        // replaced by a busy thread's ring already
+  // The engine's: the last read that found records found the ring full. The kernel then counts
+  // the samples it cannot write, and writes that count (PERF_RECORD_LOST) only before a later
+  // sample: one that never comes (the thread ends) leaves the count unwritten.
+  bool filledUp = false;
   // The consumer's, percpu: the CPU's tick grid, and the task it last switched to, and when.
   TickGrid grid;
   uint32_t switchedToTid = 0;
@@ -78,6 +82,10 @@ class RingConsumer {
   // with the engine's lock held, when the thread is disarmed and from consumeAll(.., true).
   // `thread` is the covered thread, with its switches since then.
   virtual void settle(int tid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) = 0;
+  // Per thread, when a ring's event is closed (its thread disarmed, or the ring replaced by a
+  // larger one), disabled and its last samples read: the event's count, the CPU time it counted.
+  // Called with the engine's lock held.
+  virtual void ended(PerfRing& ring, uint64_t countNs) = 0;
 };
 
 // percpu: an armed thread, in the engine's table (guarded by its mutex).
@@ -147,6 +155,11 @@ class PerfRingEngine : public Engine {
   static size_t pagesFor(size_t bytes, size_t pageSize);
   // Mutex held: a busy thread's ring replaces its small one (its samples read first).
   void enlarge(PerfRing& ring, RingConsumer& consumer);
+  // Lets the consumer read the ring's new records; returns how many bytes were pending.
+  uint64_t consumeRing(PerfRing& ring, RingConsumer& consumer);
+  // Per thread: disables the ring's event and reads its last records; true when it then read the
+  // event's count and told the consumer (ended).
+  bool endRing(PerfRing& ring, RingConsumer& consumer);
   void unmapRing(PerfRing& ring);
   // Mutex held, percpu, every ring just read: the thread's CPU and samples since it was last settled.
   static void settleLocked(int tid, CoveredThread& thread, RingConsumer& consumer);

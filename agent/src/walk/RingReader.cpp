@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <string>
 
@@ -43,6 +44,9 @@ RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngi
       scratch_(new uint8_t[kScratchBytes]),
       liveTail_(kLiveTailBytes) {
   pid_ = getpid();
+  // Test hook: CANDOR_TEST_READER_STALL_MS=<ms> makes every pass wait that long first, so rings
+  // fill and the kernel loses samples (PERF_RECORD_LOST) as under a starved reader (CopyWalkTest).
+  if (const char* stall = getenv("CANDOR_TEST_READER_STALL_MS"); stall != nullptr) stallMs_ = atoi(stall);
   osthreadOffset_ = Jvm::osThreadOffsets().osthread;
   threadIdOffset_ = Jvm::osThreadOffsets().threadId;
 }
@@ -67,6 +71,7 @@ void RingReader::run() {
   int timeoutMs = kTimeoutMs;
   while (!lp(stopping_)) {
     engine_.wait(timeoutMs);
+    if (stallMs_ > 0) usleep(static_cast<useconds_t>(stallMs_) * 1000);
     uint64_t now = monotonicNs();
     bool settle = now - settled >= kSettleNs;  // so a rotated recording holds its own share
     if (settle) settled = now;
@@ -86,10 +91,10 @@ void RingReader::logSummary() const {
   // The reader's CPU per sample is the part of a sample's cost not paid by the sampled thread.
   logInfo("ring reader: %llu samples read in %llu wakeups (%.1f us CPU each), %llu deeper than the stack copy "
           "completed from the live stack, %llu marked truncated at the stack copy's end, %llu lost in full rings, "
-          "%llu throttle events; %llu rings enlarged for busy threads, %llu mapped smaller for the locked-memory "
-          "limit%s",
+          "%llu throttle events, %llu ticks counted after a ring's last sample (cpu_unsampled); %llu rings enlarged for "
+          "busy threads, %llu mapped smaller for the locked-memory limit%s",
           n(samples_), n(wakeups_), lp(cpuNs_) / 1e3 / static_cast<double>(samples > 0 ? samples : 1),
-          n(completedLive_), n(truncated_), n(lost_), n(throttled_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
+          n(completedLive_), n(truncated_), n(lost_), n(throttled_), n(tailTicks_), static_cast<unsigned long long>(engine_.ringsEnlarged()),
           static_cast<unsigned long long>(engine_.ringsShrunk()),
           engine_.perCpu() ? ("; percpu: " + std::to_string(lp(notOurs_)) + " samples of other processes or threads not sampled, " +
                               std::to_string(lp(inKernel_)) + " in kernel mode (" + std::to_string(lp(kernelNoChain_)) +
@@ -242,6 +247,30 @@ void RingReader::settle(int tid, const CoveredThread& thread, uint64_t cpuNs, ui
   if (owed > toSite) recordEstimatedCode_signalSafe(ring_, counters_, rest, tid, now, owed - toSite);
 }
 
+void RingReader::ended(PerfRing& ring, uint64_t countNs) {
+  // The whole periods the event counted after the ring's last sample are ticks no sample showed:
+  // in the kernel, or lost in a full ring whose PERF_RECORD_LOST the kernel never wrote (it writes
+  // one only before a later sample). Those lost records that did come were counted already.
+  auto interval = static_cast<uint64_t>(engine_.intervalNs());
+  uint64_t last = ring.lastCpuNs;
+  uint64_t shown = ring.lostSinceSample;
+  ring.lastCpuNs = countNs;
+  ring.lostSinceSample = 0;
+  if (engine_.perCpu() || interval == 0 || countNs <= last) return;
+  uint64_t periods = (countNs - last) / interval;  // the last, partial one is no tick
+  if (periods <= shown) return;
+  uint64_t missing = periods - shown;
+  if (ring.filledUp) {  // the ring was full when last read: the kernel lost them (dropped)
+    addPlain(counters_.ticks[kCpu], missing);
+    addPlain(counters_.dropped[kCpu], missing);
+    addPlain(lost_, missing);
+    return;
+  }
+  addPlain(tailTicks_, missing);
+  recordEstimatedCode_signalSafe(ring_, counters_, kCpuUnsampledCode, ring.tid, monotonicNs(),
+                                 static_cast<uint32_t>(std::min<uint64_t>(missing, UINT32_MAX)));
+}
+
 uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {
   // A CPU's ring holds every process's samples, so a full one loses theirs too: candor's share of
   // them, as of what the ring has shown so far (all of them before it has shown any).
@@ -255,13 +284,14 @@ uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) co
   // The event (user space only) overflows every interval of the thread's CPU time and writes a
   // sample only when the overflow lands in user space; its count runs on in the kernel. So the
   // count since the previous sample holds round(gap / interval) ticks, one of them this sample,
-  // and those the full ring lost (PERF_RECORD_LOST, counted dropped already).
+  // and those the full ring lost (PERF_RECORD_LOST, counted dropped already). The event counts
+  // from 0 (its first sample's gap: the thread's start in the kernel, before it was sampled).
   uint64_t last = ring.lastCpuNs;
   uint64_t lost = ring.lostSinceSample;
   ring.lastCpuNs = sample.cpuNs;
   ring.lostSinceSample = 0;
   auto interval = static_cast<uint64_t>(engine_.intervalNs());
-  if (last == 0 || sample.cpuNs <= last || interval == 0) return 0;
+  if (sample.cpuNs <= last || interval == 0) return 0;
   uint64_t fitted = (sample.cpuNs - last + interval / 2) / interval;
   return fitted > 1 + lost ? fitted - 1 - lost : 0;
 }

@@ -12,7 +12,9 @@
 //                       thread has moved on.
 //   PERF_RECORD_LOST    the kernel found the ring full: that many ticks, counted dropped (percpu:
 //                       candor's share of them, as the ring's samples so far divide between its
-//                       threads and the rest).
+//                       threads and the rest). The kernel writes it only before a later sample:
+//                       a thread's ring that ends full leaves the rest to the event's count, which
+//                       ended() reads (per thread).
 // So ticks = recorded + failures + dropped holds as for the signal engines.
 //
 // percpu: a CPU's ring holds the samples of every thread that ran there. Only those of armed
@@ -70,6 +72,9 @@ class RingReader : public RingConsumer {
   void consume(PerfRing& ring) override;
   // percpu: charges the ticks the thread's CPU time held beyond its samples (see above).
   void settle(int tid, const CoveredThread& thread, uint64_t cpuNs, uint64_t ticks) override;
+  // Per thread: the ticks the event counted after the ring's last sample (dropped when the ring
+  // was full, else cpu_unsampled: time in the kernel as the thread ended).
+  void ended(PerfRing& ring, uint64_t countNs) override;
 
   // After stop(): one log line with what the reader did and what it cost.
   void logSummary() const;
@@ -101,6 +106,7 @@ class RingReader : public RingConsumer {
   PerfRingEngine& engine_;
   const LabelSets& labels_;
   int pid_ = 0;
+  int stallMs_ = 0;  // test hook (CANDOR_TEST_READER_STALL_MS)
   int64_t osthreadOffset_ = -1;  // JavaThread/Thread::_osthread
   int64_t threadIdOffset_ = -1;  // OSThread::_thread_id
   std::unique_ptr<uint8_t[]> scratch_;  // a record that wraps around its ring's end
@@ -111,6 +117,7 @@ class RingReader : public RingConsumer {
   std::atomic<uint64_t> truncated_{0};
   std::atomic<uint64_t> completedLive_{0};  // stacks deeper than the copy, completed from the live stack
   std::atomic<uint64_t> lost_{0};
+  std::atomic<uint64_t> tailTicks_{0};  // per thread: ticks after a ring's last sample, not lost (ended)
   std::atomic<uint64_t> throttled_{0};
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> cpuNs_{0};

@@ -260,4 +260,42 @@ class CopyWalkTest {
             assertTrue(stats.recordedFraction() >= 0.5, name + ": recorded only " + Figures.pct(stats.recordedFraction()));
         }
     }
+
+    /**
+     * A reader that falls behind lets the rings fill (here every pass waits first: the test hook
+     * CANDOR_TEST_READER_STALL_MS), and the kernel loses samples, saying how many (PERF_RECORD_LOST). Those
+     * ticks are dropped, and only dropped: with the ticks of every sampled thread they add up to the threads'
+     * CPU time over the interval. (They were once also estimated as kernel ticks in the next sample's CPU-time
+     * gap, so counted twice.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void samplesFullRingsLostAreDroppedOnce(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "walk=copy full rings " + jdk;
+        Path dir = Build.runDir("copy-walk-lost-" + jdk.label());
+        Path statsFile = dir.resolve("ka.json");
+        long intervalNs = 100_000;
+        Jvm.Result run = Jvm.of(jdk, dir).env("CANDOR_TEST_READER_STALL_MS", "1000")
+                .agent("start,event=cpu,interval=100us,threads,walk=copy,file=" + dir.resolve("ka.collapsed")
+                        + ",stats=" + statsFile)
+                .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "1750", "750")
+                .run(Duration.ofSeconds(90));
+        assertEquals(0, run.exitCode(), run.describe());
+        ProfileStats stats = Profiles.stats(statsFile, run);
+        Profiles.assertIdentity(stats, name);
+        Matcher m = Pattern.compile("(\\d+) lost in full rings").matcher(run.stderr());
+        assertTrue(m.find(), name + ": no ring reader summary\n" + run.describe());
+        long lost = Long.parseLong(m.group(1));
+        long threadTicks = stats.perThread().stream().mapToLong(ProfileStats.ThreadStats::ticks).sum();
+        double cpuTicks = stats.perThread().stream().mapToLong(ProfileStats.ThreadStats::cpuNs).sum() / (double) intervalNs;
+        double counted = (threadTicks + stats.dropped()) / cpuTicks;
+        Figures.line(String.format("%s: %d lost in full rings, dropped %d; threads' ticks %d + dropped = %s of their CPU"
+                        + " time over the interval (%.0f ticks); failures %s", name, lost, stats.dropped(), threadTicks,
+                Figures.pct(counted), cpuTicks, Profiles.failures(stats)));
+        assertTrue(lost >= 0.2 * cpuTicks, name + ": too few samples lost to tell (" + lost + " of " + cpuTicks + ")\n"
+                + run.describe());
+        assertTrue(stats.dropped() >= lost, name + ": fewer ticks dropped than samples lost");
+        assertEquals(1.0, counted, 0.1, name + ": ticks and dropped against the threads' CPU time");
+    }
 }
