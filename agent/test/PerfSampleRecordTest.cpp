@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "control/OptionParser.h"
@@ -341,33 +342,42 @@ uint64_t threadCpuNsNow() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
+
+// walk=copy at 200 us on this thread while `spin` runs on it (given the engine), then disarmed
+// (its last samples read, its end told to the consumer). False, with why, where perf refuses.
+bool sampleThisThread(CountingConsumer& consumer, ThreadTimer& timer, std::string* why,
+                      const std::function<void(PerfRingEngine&)>& spin) {
+  Options options;
+  options.walk = WalkMode::kCopy;
+  options.intervalNs = 200'000;
+  PerfRingEngine engine;
+  if (!engine.start(options, why)) return false;
+  engine.setConsumer(&consumer);
+  bool armed = engine.armThread(static_cast<int>(syscall(SYS_gettid)), &timer, why);
+  if (armed) spin(engine);
+  engine.disarmThread(&timer);
+  engine.setConsumer(nullptr);
+  engine.stop();
+  return armed;
+}
 }  // namespace
 
 // The kernel side for real: a ring on this thread fills with samples of this thread's own stack.
 TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
   std::string why;
   if (!PerfRingEngine::available(8192, false, &why)) GTEST_SKIP() << why;
-  Options options;
-  options.walk = WalkMode::kCopy;
-  options.intervalNs = 200'000;
-  PerfRingEngine engine;
-  ASSERT_TRUE(engine.start(options, &why)) << why;
   CountingConsumer consumer;
   int marker = 0;
   consumer.here = reinterpret_cast<uintptr_t>(&marker);
-  engine.setConsumer(&consumer);
-  int tid = static_cast<int>(syscall(SYS_gettid));
   ThreadTimer timer;
-  ASSERT_TRUE(engine.armThread(tid, &timer, &why)) << why;
-  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
-  volatile uint64_t spin = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    for (int i = 0; i < 10000; i++) spin = spin + i;
-    engine.consumeAll(consumer);
-  }
-  engine.disarmThread(&timer);  // reads the last samples
-  engine.setConsumer(nullptr);
-  engine.stop();
+  ASSERT_TRUE(sampleThisThread(consumer, timer, &why, [&](PerfRingEngine& engine) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
+    volatile uint64_t spin = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      for (int i = 0; i < 10000; i++) spin = spin + i;
+      engine.consumeAll(consumer);
+    }
+  })) << why;
   EXPECT_GT(consumer.samples, 20) << "60 ms of CPU at 200 us";
   EXPECT_EQ(consumer.wrongThread, 0);
   EXPECT_GT(consumer.onOurStack, consumer.samples / 2);
@@ -383,25 +393,16 @@ TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
 TEST(PerfRingEngine, ARingThatFilledUpSaysSoAtItsEnd) {
   std::string why;
   if (!PerfRingEngine::available(8192, false, &why)) GTEST_SKIP() << why;
-  Options options;
-  options.walk = WalkMode::kCopy;
-  options.intervalNs = 200'000;
-  PerfRingEngine engine;
-  ASSERT_TRUE(engine.start(options, &why)) << why;
   CountingConsumer consumer;
-  engine.setConsumer(&consumer);
-  int tid = static_cast<int>(syscall(SYS_gettid));
   ThreadTimer timer;
   uint64_t cpuBefore = threadCpuNsNow();
-  ASSERT_TRUE(engine.armThread(tid, &timer, &why)) << why;
-  volatile uint64_t spin = 0;
-  while (threadCpuNsNow() - cpuBefore < 30'000'000) {
-    for (int i = 0; i < 10000; i++) spin = spin + i;
-  }
-  engine.disarmThread(&timer);
+  ASSERT_TRUE(sampleThisThread(consumer, timer, &why, [&](PerfRingEngine&) {
+    volatile uint64_t spin = 0;
+    while (threadCpuNsNow() - cpuBefore < 30'000'000) {
+      for (int i = 0; i < 10000; i++) spin = spin + i;
+    }
+  })) << why;
   uint64_t cpu = threadCpuNsNow() - cpuBefore;
-  engine.setConsumer(nullptr);
-  engine.stop();
   EXPECT_EQ(consumer.endings, 1);
   EXPECT_TRUE(consumer.endedFull) << consumer.samples << " samples read at the end";
   EXPECT_LT(consumer.samples, 100) << "a small ring holds few of 30 ms at 200 us";
