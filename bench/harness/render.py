@@ -423,7 +423,8 @@ def server(raw, s):
     rows = srv["rows"]
     L = ["## Server under load: Jetty and wrk (issue 14)", ""]
     L.append("`candor-bench-workloads.jar jetty` (Jetty 12, a pool of %s threads; endpoints doing JSON, regex, SHA-256 "
-             "and a mix) loaded by wrk with `bench/server/pace.lua` on 127.0.0.1: %s connections, each waiting %s ms "
+             "and a mix; its heap pre-touched, `-XX:+AlwaysPreTouch`, so that no measured window holds the page faults of "
+             "the heap's first use) loaded by wrk with `bench/server/pace.lua` on 127.0.0.1: %s connections, each waiting %s ms "
              "after every response, %s s of warm-up, then %s s measured; %d alternating rounds, medians [min–max]. "
              "The server measures the window itself: requests served and its process CPU (user + system, every "
              "thread: JIT, GC and the profiler's own included), hence *CPU / request*. *Samples / Java-thread CPU-s*: "
