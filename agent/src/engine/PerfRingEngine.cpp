@@ -308,13 +308,11 @@ uint64_t PerfRingEngine::consumeRing(PerfRing& ring, RingConsumer& consumer) {
   return pending;
 }
 
-bool PerfRingEngine::endRing(PerfRing& ring, RingConsumer& consumer) {
+void PerfRingEngine::endRing(PerfRing& ring, RingConsumer& consumer) {
   ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
   consumeRing(ring, consumer);
   uint64_t count = 0;  // read_format 0: the value alone
-  if (read(ring.fd, &count, sizeof count) != sizeof count) return false;
-  consumer.ended(ring, count);
-  return true;
+  if (read(ring.fd, &count, sizeof count) == sizeof count) consumer.ended(ring, count);
 }
 
 void PerfRingEngine::settleLocked(int tid, CoveredThread& thread, RingConsumer& consumer) {

@@ -157,9 +157,9 @@ class PerfRingEngine : public Engine {
   void enlarge(PerfRing& ring, RingConsumer& consumer);
   // Lets the consumer read the ring's new records; returns how many bytes were pending.
   uint64_t consumeRing(PerfRing& ring, RingConsumer& consumer);
-  // Per thread: disables the ring's event and reads its last records; true when it then read the
-  // event's count and told the consumer (ended).
-  bool endRing(PerfRing& ring, RingConsumer& consumer);
+  // Per thread: disables the ring's event, reads its last records, then its count, which it tells
+  // the consumer (ended).
+  void endRing(PerfRing& ring, RingConsumer& consumer);
   void unmapRing(PerfRing& ring);
   // Mutex held, percpu, every ring just read: the thread's CPU and samples since it was last settled.
   static void settleLocked(int tid, CoveredThread& thread, RingConsumer& consumer);

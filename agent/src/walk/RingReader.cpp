@@ -251,15 +251,9 @@ void RingReader::ended(PerfRing& ring, uint64_t countNs) {
   // The whole periods the event counted after the ring's last sample are ticks no sample showed:
   // in the kernel, or lost in a full ring whose PERF_RECORD_LOST the kernel never wrote (it writes
   // one only before a later sample). Those lost records that did come were counted already.
-  auto interval = static_cast<uint64_t>(engine_.intervalNs());
-  uint64_t last = ring.lastCpuNs;
-  uint64_t shown = ring.lostSinceSample;
-  ring.lastCpuNs = countNs;
-  ring.lostSinceSample = 0;
-  if (engine_.perCpu() || interval == 0 || countNs <= last) return;
-  uint64_t periods = (countNs - last) / interval;  // the last, partial one is no tick
-  if (periods <= shown) return;
-  uint64_t missing = periods - shown;
+  if (engine_.perCpu()) return;
+  uint64_t missing = periodsNotShown(ring, countNs, false);  // the last, partial period is no tick
+  if (missing == 0) return;
   if (ring.filledUp) {  // the ring was full when last read: the kernel lost them (dropped)
     addPlain(counters_.ticks[kCpu], missing);
     addPlain(counters_.dropped[kCpu], missing);
@@ -283,17 +277,22 @@ uint64_t RingReader::oursOfLost(const PerfRing& ring, uint64_t lost) const {
 uint64_t RingReader::unsampledTicks(PerfRing& ring, const PerfSample& sample) const {
   // The event (user space only) overflows every interval of the thread's CPU time and writes a
   // sample only when the overflow lands in user space; its count runs on in the kernel. So the
-  // count since the previous sample holds round(gap / interval) ticks, one of them this sample,
-  // and those the full ring lost (PERF_RECORD_LOST, counted dropped already). The event counts
-  // from 0 (its first sample's gap: the thread's start in the kernel, before it was sampled).
+  // count since the previous sample holds round(gap / interval) ticks, one of them this sample.
+  uint64_t periods = periodsNotShown(ring, sample.cpuNs, true);
+  return periods > 1 ? periods - 1 : 0;
+}
+
+uint64_t RingReader::periodsNotShown(PerfRing& ring, uint64_t countNs, bool atOverflow) const {
+  // The event counts from 0 (the first sample's gap: the thread's start in the kernel, before it
+  // was sampled). Samples the full ring lost since (PERF_RECORD_LOST) are counted dropped already.
   uint64_t last = ring.lastCpuNs;
   uint64_t lost = ring.lostSinceSample;
-  ring.lastCpuNs = sample.cpuNs;
+  ring.lastCpuNs = countNs;
   ring.lostSinceSample = 0;
   auto interval = static_cast<uint64_t>(engine_.intervalNs());
-  if (sample.cpuNs <= last || interval == 0) return 0;
-  uint64_t fitted = (sample.cpuNs - last + interval / 2) / interval;
-  return fitted > 1 + lost ? fitted - 1 - lost : 0;
+  if (countNs <= last || interval == 0) return 0;
+  uint64_t periods = (countNs - last + (atOverflow ? interval / 2 : 0)) / interval;
+  return periods > lost ? periods - lost : 0;
 }
 
 int32_t RingReader::walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot) {

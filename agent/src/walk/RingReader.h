@@ -89,6 +89,9 @@ class RingReader : public RingConsumer {
   int32_t walk(uintptr_t& javaThread, const PerfSample& sample, SampleSlot* slot);
   // Ticks the event skipped (in the kernel, or throttled) since the ring's previous sample.
   uint64_t unsampledTicks(PerfRing& ring, const PerfSample& sample) const;
+  // Moves the ring's count to countNs: the whole periods since its previous count (rounded where
+  // both ends are overflows, `atOverflow`) less the samples the full ring reported lost meanwhile.
+  uint64_t periodsNotShown(PerfRing& ring, uint64_t countNs, bool atOverflow) const;
   // percpu: of `lost` samples a full CPU ring dropped, those of threads candor samples (estimated).
   uint64_t oursOfLost(const PerfRing& ring, uint64_t lost) const;
   // C frames of a copied sample (cstack), read from the copy only; moves the copy's start to
