@@ -41,7 +41,9 @@ class StartUndoTest {
                 seen.getProperty("second"), profile.total()));
         assertEquals("IllegalStateException: test hook: " + step + " failed", seen.getProperty("first"), name);
         assertEquals(seen.getProperty("threads.before"), seen.getProperty("threads.afterFailure"), name);
-        assertEquals(seen.getProperty("fds.before"), seen.getProperty("fds.afterFailure"), name);
+        assertEquals(seen.getProperty("fds.before"), seen.getProperty("fds.afterFailure"),
+                name + ": before [" + seen.getProperty("fds.before.list") + "], after ["
+                        + seen.getProperty("fds.afterFailure.list") + "]");
         assertEquals("false", seen.getProperty("jfr.afterFailure"), name);
         assertEquals("idle", seen.getProperty("status.afterFailure"), name);
         assertEquals("(nothing thrown)", seen.getProperty("second"), name);
