@@ -17,6 +17,9 @@ A configuration is named by a string (`--configs` takes these names):
 """
 
 INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
+# per-CPU timers keep no fixed phase against the kernel's tick: the agent shortens their interval by this much
+# (Profiler.cpp kPerCpuDetunePerMille)
+PER_CPU_DETUNE_PER_MILLE = 3
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
 WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events", "unpriv", "unprivtick", "jfr")
 # what each non-walk variant adds to the option string
@@ -84,6 +87,13 @@ CONFIG_SETS = {
 # The server phase: async-profiler's default profile at 1 ms is what every other profile is compared with;
 # candor's config there that the targets judge.
 SERVER_REFERENCE = "ap-cpu-1ms"
+
+# A run whose CPUs the hypervisor took away for more than this share of its wall time (steal time, /proc/stat)
+# is run again, up to SERVER_STEAL_RETRIES times: a vCPU stopped inside the kernel with interrupts off moves that run's
+# ticks to where interrupts come back on (_raw_spin_unlock_irqrestore, paravirt spin-lock waits) and its
+# profile then differs from every other run's for the machine's sake, not the profiler's.
+SERVER_STEAL_LIMIT = 0.025
+SERVER_STEAL_RETRIES = 2
 SERVER_CANDOR = "1ms"
 
 # the line every library workload prints: its own wall and process CPU time

@@ -109,6 +109,11 @@ def machine(raw):
                  "without it |" % (g["waited_s"], g["threshold_cpus"], g["timeouts"]))
     if steal:
         L.append("| steal time during runs | total %.2f s over %d runs |" % (sum(steal), len(steal)))
+    redone = sum(r.get("disturbed_runs", 0) for r in raw["runs"])
+    if any("disturbed_runs" in r for r in raw["runs"]):
+        L.append("| disturbed server runs | %d with steal time above %.1f%% of the machine's CPUs, each run again (at "
+                 "most twice) and listed under anomalies: the hypervisor's pauses move a run's ticks |" % (
+                     redone, 100 * configs.SERVER_STEAL_LIMIT))
     L.append("")
     return L
 

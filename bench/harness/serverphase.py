@@ -42,6 +42,22 @@ class ServerPhase:
         self.overlaps([r for r in self.bench.runs if r["kind"] == "server"])
 
     def run_one(self, cfg, rnd):
+        """One run of cfg in round rnd, run again (replacing it) while the hypervisor stole more than
+        SERVER_STEAL_LIMIT of the machine's CPUs during it; each disturbed run is listed among the anomalies."""
+        for attempt in range(configs.SERVER_STEAL_RETRIES + 1):
+            r = self.run_once(cfg, rnd)
+            share = stolen_share(r)
+            if share <= configs.SERVER_STEAL_LIMIT:
+                break
+            self.bench.anomaly("jetty/%s round %d%s: %.1f s of steal time (%.0f%% of its CPUs)%s" % (
+                cfg, rnd, "" if attempt == 0 else " (again %d)" % attempt, r["steal_s"], 100 * share,
+                ", run again" if attempt < configs.SERVER_STEAL_RETRIES else ", kept: too many disturbed runs"))
+            if attempt < configs.SERVER_STEAL_RETRIES:
+                self.bench.runs.remove(r)
+        r["disturbed_runs"] = attempt if share <= configs.SERVER_STEAL_LIMIT else attempt + 1
+        return r
+
+    def run_once(self, cfg, rnd):
         tag = "r%d" % rnd
         pace = self.pacing
         work = os.path.join(OUT, "server", "%s-%s" % (cfg, tag))
@@ -101,6 +117,12 @@ class ServerPhase:
                                  for j, o in enumerate(runs) if j != i]
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %.3f" % (r["config"], r["round"], r["overlap_ref"]) for r in runs if "overlap_ref" in r)))
+
+
+def stolen_share(r):
+    """The share of the machine's CPUs the hypervisor took during run r (0 when unknown)."""
+    cpus = os.cpu_count() or 1
+    return (r.get("steal_s") or 0) / (cpus * r["wall_s"]) if r.get("wall_s") else 0.0
 
 
 def next_round_pairs(runs):
