@@ -67,6 +67,11 @@ class CopyWalkTest {
         return Jdks.all();
     }
 
+    /** Every JDK, as the tests' own user and as an unprivileged one. */
+    static Stream<Arguments> jdksAsRootAndNot() {
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, false), Arguments.of(jdk, true)));
+    }
+
     @ParameterizedTest(name = "{0} interval={1} {2}")
     @MethodSource("knownAnswerCases")
     void knownAnswerShareIsWithinFivePointsOfTheTruth(Jdks.Jdk jdk, String interval, String engine) throws Exception {
@@ -268,15 +273,19 @@ class CopyWalkTest {
      * CPU time over the interval. (They were once also estimated as kernel ticks in the next sample's CPU-time
      * gap, so counted twice.)
      */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void samplesFullRingsLostAreDroppedOnce(Jdks.Jdk jdk) throws Exception {
+    @ParameterizedTest(name = "{0} unprivileged={1}")
+    @MethodSource("jdksAsRootAndNot")
+    void samplesFullRingsLostAreDroppedOnce(Jdks.Jdk jdk, boolean unprivileged) throws Exception {
         jdk.assumePresent();
-        String name = "walk=copy full rings " + jdk;
-        Path dir = Build.runDir("copy-walk-lost-" + jdk.label());
+        String name = "walk=copy full rings " + jdk + (unprivileged ? " unprivileged" : "");
+        Path dir = Build.runDir("copy-walk-lost-" + jdk.label() + (unprivileged ? "-unprivileged" : ""));
         Path statsFile = dir.resolve("ka.json");
         long intervalNs = 100_000;
-        Jvm.Result run = Jvm.of(jdk, dir).env("CANDOR_TEST_READER_STALL_MS", "1000")
+        Jvm jvm = Jvm.of(jdk, dir);
+        if (unprivileged) {  // the rings then fit the unprivileged locked-memory budget (perf_event_mlock_kb)
+            jvm.unprivileged();
+        }
+        Jvm.Result run = jvm.env("CANDOR_TEST_READER_STALL_MS", "1000")
                 .agent("start,event=cpu,interval=100us,threads,walk=copy,file=" + dir.resolve("ka.collapsed")
                         + ",stats=" + statsFile)
                 .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "1750", "750")
