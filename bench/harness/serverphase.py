@@ -44,17 +44,21 @@ class ServerPhase:
     def run_one(self, cfg, rnd):
         """One run of cfg in round rnd, run again (replacing it) while the hypervisor stole more than
         SERVER_STEAL_LIMIT of the machine's CPUs during it; each disturbed run is listed among the anomalies."""
-        for attempt in range(configs.SERVER_STEAL_RETRIES + 1):
+        disturbed = 0
+        while True:
             r = self.run_once(cfg, rnd)
             share = stolen_share(r)
             if share <= configs.SERVER_STEAL_LIMIT:
                 break
+            again = disturbed < configs.SERVER_STEAL_RETRIES
             self.bench.anomaly("jetty/%s round %d%s: %.1f s of steal time (%.0f%% of its CPUs)%s" % (
-                cfg, rnd, "" if attempt == 0 else " (again %d)" % attempt, r["steal_s"], 100 * share,
-                ", run again" if attempt < configs.SERVER_STEAL_RETRIES else ", kept: too many disturbed runs"))
-            if attempt < configs.SERVER_STEAL_RETRIES:
-                self.bench.runs.remove(r)
-        r["disturbed_runs"] = attempt if share <= configs.SERVER_STEAL_LIMIT else attempt + 1
+                cfg, rnd, " (again %d)" % disturbed if disturbed else "", r["steal_s"], 100 * share,
+                ", run again" if again else ", kept: too many disturbed runs"))
+            disturbed += 1
+            if not again:
+                break
+            self.bench.runs.remove(r)
+        r["disturbed_runs"] = disturbed
         return r
 
     def run_once(self, cfg, rnd):

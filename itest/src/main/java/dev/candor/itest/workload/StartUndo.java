@@ -30,12 +30,10 @@ public final class StartUndo {
         Hot.warmUp();
         Candor.status();  // the API's own first use (the library, its files) is not what is measured
         seen.setProperty("threads.before", candorThreads());
-        seen.setProperty("fds.before", Long.toString(openFds()));
-        seen.setProperty("fds.before.list", fdList());
+        putFds(seen, "fds.before");
         seen.setProperty("first", ApiUser.thrown(() -> Candor.start(options)));
         seen.setProperty("threads.afterFailure", candorThreads());
-        seen.setProperty("fds.afterFailure", Long.toString(openFds()));
-        seen.setProperty("fds.afterFailure.list", fdList());
+        putFds(seen, "fds.afterFailure");
         seen.setProperty("jfr.afterFailure", Boolean.toString(Files.exists(out.resolve("undo.jfr"))));
         seen.setProperty("status.afterFailure", Candor.status());
         seen.setProperty("second", ApiUser.thrown(() -> Candor.start(options)));
@@ -67,29 +65,25 @@ public final class StartUndo {
         }
     }
 
-    // The JVM reads its container's limits now and then from its own threads (/sys/fs/cgroup/...
-    // memory.limit_in_bytes, cpu.cfs_quota_us: dozens of times a second while the JIT sizes its
-    // thread pool): such an fd, open for microseconds, is neither candor's nor a leak, nor is one
-    // closed between the listing and its readlink.
-    static long openFds() throws IOException {
-        return fds().filter(fd -> !fd.contains(":/sys/fs/cgroup/") && !fd.endsWith(CLOSED)).count();
-    }
-
-    // What each open fd is ("3:/path/to.jar"), for the test's message when the counts differ.
-    static String fdList() throws IOException {
-        return fds().sorted().collect(Collectors.joining(" "));
-    }
-
-    private static Stream<String> fds() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.map(fd -> {
+    // KEY: how many fds are open; KEY.list: what each is ("3:/path/to.jar"), for the test's message
+    // when the counts differ. Both from one listing. The JVM reads its container's limits now and
+    // then from its own threads (/sys/fs/cgroup/... memory.limit_in_bytes, cpu.cfs_quota_us: dozens
+    // of times a second while the JIT sizes its thread pool): such an fd, open for microseconds, is
+    // neither candor's nor a leak, nor is one closed between the listing and its readlink.
+    static void putFds(Properties seen, String key) throws IOException {
+        List<String> fds;
+        try (Stream<Path> listing = Files.list(Path.of("/proc/self/fd"))) {
+            fds = listing.map(fd -> {
                 try {
                     return fd.getFileName() + ":" + Files.readSymbolicLink(fd);
                 } catch (IOException e) {
                     return fd.getFileName() + CLOSED;
                 }
-            }).collect(Collectors.toList()).stream();
+            }).sorted().collect(Collectors.toList());
         }
+        seen.setProperty(key, Long.toString(fds.stream()
+                .filter(fd -> !fd.contains(":/sys/fs/cgroup/") && !fd.endsWith(CLOSED)).count()));
+        seen.setProperty(key + ".list", String.join(" ", fds));
     }
 
     private StartUndo() {
