@@ -407,7 +407,10 @@ TEST(PerfRingEngine, ARingThatFilledUpSaysSoAtItsEnd) {
   EXPECT_TRUE(consumer.endedFull) << consumer.samples << " samples read at the end";
   EXPECT_LT(consumer.samples, 100) << "a small ring holds few of 30 ms at 200 us";
   EXPECT_GE(consumer.endedCountNs, 25'000'000u);
-  EXPECT_LE(consumer.endedCountNs, cpu);
+  // The cpu-clock event counts the time the thread is on a CPU by the CPU's clock, interrupts and
+  // the hypervisor's steal included, which the thread's CPU clock leaves out (25 us over 30 ms
+  // seen on a fresh clone): the count holds the thread's CPU time, not exactly it.
+  EXPECT_LE(consumer.endedCountNs, cpu + cpu / 10);
 }
 
 namespace {
