@@ -88,12 +88,13 @@ CONFIG_SETS = {
 # candor's config there that the targets judge.
 SERVER_REFERENCE = "ap-cpu-1ms"
 
-# A run whose CPUs the hypervisor took away for more than this share of its wall time (steal time, /proc/stat)
-# is run again, up to SERVER_STEAL_RETRIES times: a vCPU stopped inside the kernel with interrupts off moves that run's
-# ticks to where interrupts come back on (_raw_spin_unlock_irqrestore, paravirt spin-lock waits) and its
-# profile then differs from every other run's for the machine's sake, not the profiler's.
-SERVER_STEAL_LIMIT = 0.025
-SERVER_STEAL_RETRIES = 2
+# A measured run (any phase; warm-up runs are not) whose CPUs the hypervisor took away for more than this share
+# of its wall time (steal time, /proc/stat) is run again, up to STEAL_RETRIES times: a vCPU stopped inside the
+# kernel with interrupts off moves that run's ticks to where interrupts come back on
+# (_raw_spin_unlock_irqrestore, paravirt spin-lock waits), and its wall and CPU times stretch, so its profile and
+# its overhead then differ from every other run's for the machine's sake, not the profiler's.
+STEAL_LIMIT = 0.025
+STEAL_RETRIES = 2
 SERVER_CANDOR = "1ms"
 
 # the line every library workload prints: its own wall and process CPU time

@@ -41,6 +41,12 @@ def read_cpu_ticks():
     return total - vals[3] - vals[4], total, vals[7]
 
 
+def stolen_share(r):
+    """The share of the machine's CPUs the hypervisor took during run r (0 when unknown)."""
+    cpus = os.cpu_count() or 1
+    return (r.get("steal_s") or 0) / (cpus * r["wall_s"]) if r.get("wall_s") else 0.0
+
+
 def background_cpus(window_s):
     """How many CPUs other processes keep busy, sampled over window_s seconds."""
     a = read_cpu_ticks()

@@ -111,9 +111,9 @@ def machine(raw):
         L.append("| steal time during runs | total %.2f s over %d runs |" % (sum(steal), len(steal)))
     redone = sum(r.get("disturbed_runs", 0) for r in raw["runs"])
     if any("disturbed_runs" in r for r in raw["runs"]):
-        L.append("| disturbed server runs | %d with steal time above %.1f%% of the machine's CPUs, each run again (at "
-                 "most twice) and listed under anomalies: the hypervisor's pauses move a run's ticks |" % (
-                     redone, 100 * configs.SERVER_STEAL_LIMIT))
+        L.append("| disturbed runs | %d with steal time above %.1f%% of the machine's CPUs, each run again (at most "
+                 "twice) and listed under anomalies: the hypervisor's pauses move a run's ticks and stretch its "
+                 "times |" % (redone, 100 * configs.STEAL_LIMIT))
     L.append("")
     return L
 

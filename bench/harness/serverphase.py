@@ -42,30 +42,9 @@ class ServerPhase:
         self.overlaps([r for r in self.bench.runs if r["kind"] == "server"])
 
     def run_one(self, cfg, rnd):
-        """One run of cfg in round rnd, run again (replacing it) while the hypervisor stole more than
-        SERVER_STEAL_LIMIT of the machine's CPUs during it; each disturbed run is listed among the anomalies."""
-        disturbed = 0
-        while True:
-            r = self.run_once(cfg, rnd)
-            share = stolen_share(r)
-            if share <= configs.SERVER_STEAL_LIMIT:
-                break
-            again = disturbed < configs.SERVER_STEAL_RETRIES
-            self.bench.anomaly("jetty/%s round %d%s: %.1f s of steal time (%.0f%% of its CPUs)%s" % (
-                cfg, rnd, " (again %d)" % disturbed if disturbed else "", r["steal_s"], 100 * share,
-                ", run again" if again else ", kept: too many disturbed runs"))
-            disturbed += 1
-            if not again:
-                break
-            self.bench.runs.remove(r)
-        r["disturbed_runs"] = disturbed
-        return r
-
-    def run_once(self, cfg, rnd):
         tag = "r%d" % rnd
         pace = self.pacing
         work = os.path.join(OUT, "server", "%s-%s" % (cfg, tag))
-        serverdrive.prepare(work)
         args, reader = self.bench.profiler_args("jetty", cfg, tag, per_round=True)
         cmd = configs.env_prefix(cfg) + self.bench.jvm_base() + args + serverdrive.jetty_argv(self.bench.wjar, work, pace["threads"])
 
@@ -73,7 +52,8 @@ class ServerPhase:
             with open(os.path.join(OUT, "logs", "jetty-%s-%s.wrk.log" % (cfg, tag)), "wb") as wrk_log:
                 return serverdrive.drive(proc, work, pace["warmup_s"], pace["seconds"], pace["connections"],
                                          pace["think_ms"], self.wrk, wrk_log)
-        r = self.bench.run(cmd, "jetty-%s-%s" % (cfg, tag), timeout=pace["warmup_s"] + pace["seconds"] + 300, during=load)
+        r = self.bench.run(cmd, "jetty-%s-%s" % (cfg, tag), before=lambda: serverdrive.prepare(work),
+                           timeout=pace["warmup_s"] + pace["seconds"] + 300, during=load)
         r.update(kind="server", workload="jetty", config=cfg, round=rnd, warmup=False,
                  kernel_sampling_allowed=self.bench.kernel_sampling_allowed)
         w = r.get("wrk") or {}
@@ -121,12 +101,6 @@ class ServerPhase:
                                  for j, o in enumerate(runs) if j != i]
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %.3f" % (r["config"], r["round"], r["overlap_ref"]) for r in runs if "overlap_ref" in r)))
-
-
-def stolen_share(r):
-    """The share of the machine's CPUs the hypervisor took during run r (0 when unknown)."""
-    cpus = os.cpu_count() or 1
-    return (r.get("steal_s") or 0) / (cpus * r["wall_s"]) if r.get("wall_s") else 0.0
 
 
 def next_round_pairs(runs):
