@@ -31,14 +31,15 @@ def child_env():
 
 
 def read_cpu_ticks():
-    """(busy, total, steal) clock ticks of all CPUs from /proc/stat, or None."""
+    """(busy, total, steal) clock ticks of all CPUs from /proc/stat, or None. Busy is what this guest ran
+    (user, nice, system, irq, softirq); steal, the time the hypervisor gave its vCPUs to others, is apart."""
     try:
         with open("/proc/stat") as f:
             vals = [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
     except (OSError, ValueError):
         return None
     total = sum(vals)
-    return total - vals[3] - vals[4], total, vals[7]
+    return total - vals[3] - vals[4] - vals[7], total, vals[7]
 
 
 def stolen_share(r):
@@ -48,13 +49,14 @@ def stolen_share(r):
 
 
 def background_cpus(window_s):
-    """How many CPUs other processes keep busy, sampled over window_s seconds."""
+    """How many CPUs other processes, or the hypervisor (steal), keep busy, sampled over window_s seconds:
+    the quiet gate waits for both."""
     a = read_cpu_ticks()
     time.sleep(window_s)
     b = read_cpu_ticks()
     if a is None or b is None or b[1] == a[1]:
         return 0.0
-    return (b[0] - a[0]) / (b[1] - a[1]) * (os.cpu_count() or 1)
+    return (b[0] + b[2] - a[0] - a[2]) / (b[1] - a[1]) * (os.cpu_count() or 1)
 
 
 class QuietGate:
