@@ -88,3 +88,19 @@ TEST(LabelSets, HistoryGivesTheSetInForceAtASamplesTime) {
   EXPECT_EQ((LabelPairs{{"candor.labels", "unknown"}}), sets.pairs(LabelSets::kUnknown));
   sets.forget(401);
 }
+
+// Threads that end without ever entering a scope (most threads of most services) leave no history
+// behind: a thread pool churning threads would otherwise grow it by one entry per thread.
+TEST(LabelSets, ThreadsNeverInAScopeKeepNoHistory) {
+  LabelSets sets;
+  sets.keepHistory(true);
+  for (int tid = 500; tid < 600; tid++) sets.forget(tid);
+  EXPECT_EQ(0u, sets.threadsWithHistory());
+  uint32_t a = sets.enter(601, {{"endpoint", "/a"}});
+  uint64_t inA = monotonicNs();
+  sets.forget(601);  // ended in a scope: its end is noted, so a late sample still finds its set
+  EXPECT_EQ(1u, sets.threadsWithHistory());
+  EXPECT_EQ(a, sets.idAt(601, inA));
+  EXPECT_EQ(LabelSets::kNone, sets.idAt(601, monotonicNs()));
+  EXPECT_EQ(LabelSets::kNone, sets.idAt(550, inA));  // ended without a scope: none
+}

@@ -67,9 +67,13 @@ uint32_t LabelSets::enter(int tid, LabelPairs pairs) {
 
 void LabelSets::forget(int tid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  current_.erase(tid);
+  bool inScope = current_.erase(tid) != 0;
   ThreadLabels::process().set(tid, kNone);
-  noteChangeLocked(tid, kNone);
+  // A thread that never entered a scope has no history to close: idAt gives its late samples
+  // kNone without one. Noting its end anyway cost every ending thread a history (a map node and
+  // a deque) until the next prune: of the ticks of CpuCoverageTest's ~21,000 short threads, 18 of
+  // 2,389 were LabelSets' (7 now).
+  if (inScope || history_.count(tid) != 0) noteChangeLocked(tid, kNone);
 }
 
 void LabelSets::keepHistory(bool on) {
@@ -150,6 +154,11 @@ void LabelSets::prune() {
       it = ids_.erase(it);
     }
   }
+}
+
+size_t LabelSets::threadsWithHistory() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return history_.size();
 }
 
 size_t LabelSets::size() const {

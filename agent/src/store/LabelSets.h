@@ -65,6 +65,7 @@ class LabelSets {
 
   size_t size() const;
   uint64_t refused() const;
+  size_t threadsWithHistory() const;  // threads whose changes are kept for idAt
 
  private:
   const LabelPairs* findLocked(uint32_t id) const;  // the set of an id (overflow included), or nullptr
