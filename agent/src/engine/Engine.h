@@ -25,6 +25,7 @@ struct ThreadTimer {
   int tid = 0;           // percpu: the thread, which has neither fd nor ring
   uintptr_t javaThread = 0;  // walk=copy: the thread's JavaThread when the registry knows it (0: not)
   uint64_t cpuAtArmNs = 0;   // percpu: the thread's CPU clock as the registry arms it
+  uint64_t cpuAtDisarmNs = 0;  // percpu: its clock as disarming settled it, after its last samples were read (0: not read)
   bool armed = false;
   bool cpuTimerArmed = false;  // perf, kernel estimated: `timer` places its kernel time (PerfEngine.h)
 };

@@ -225,6 +225,7 @@ void PerfRingEngine::disarmThread(ThreadTimer* timer) {
     if (consumer_ != nullptr && it != covered_.end()) {
       for (auto& [key, ring] : rings_) consumer_->consume(*ring);
       settleLocked(timer->tid, it->second, *consumer_);
+      timer->cpuAtDisarmNs = it->second.settledCpuNs;
     }
     if (it != covered_.end()) covered_.erase(it);
     timer->armed = false;

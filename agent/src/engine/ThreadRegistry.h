@@ -84,6 +84,8 @@ class ThreadRegistry {
   bool passesFilter(int tid, const std::string& name) const;
   // CPU used while armed: settled periods plus the current one.
   static uint64_t cpuSoFar(const ThreadRecord& r);
+  // Takes the thread out of the engine and keeps the CPU it used while armed (under mutex_).
+  void disarm(ThreadRecord& r);
   void releaseSamplerState(ThreadRecord& r, JNIEnv* env);
 
   std::mutex mutex_;

@@ -69,23 +69,21 @@ class CpuCoverageTest {
             figures.append(String.format(" %s: %d ticks for %d ms of CPU (%s; cpu_unsampled %d, kernel_unsampled %d);",
                     thread, ticks, expected, Figures.pct((double) ticks / expected), cpuUnsampled, kernelUnsampled));
             assertTrue(expected >= 500, name + ": " + thread + " used only " + expected + " ms of CPU");
-            // No CPU of a thread may go without a tick (8%). A surplus is looser (15%): a per-CPU tick that falls
-            // due during the partner's switch-out fires in this thread's switch-in and lands here (a fresh-clone
-            // run on JDK 25 had 111%); the pair's total below holds both within 5%.
+            // Within 8% either way. A per-CPU tick that falls due during the partner's switch-out fires in this
+            // thread's switch-in; since the kernel's switch records tell the reader, it is left out there and
+            // the partner's CPU clock charges it (the surplus reached 111% before: 98.8-101.7% since).
             double ratio = (double) ticks / expected;
-            assertTrue(ratio >= 0.92 && ratio <= 1.15, name + ": " + thread + " ticks per ms of its CPU " + ratio + ";" + figures);
+            assertTrue(ratio >= 0.92 && ratio <= 1.08, name + ": " + thread + " ticks per ms of its CPU " + ratio + ";" + figures);
             expectedAll += expected;
             ticksAll += ticks;
         }
         Figures.line(String.format("%s (%s): %d ticks for %d ms of CPU (%s);%s identity %s", name,
                 perCpu ? "percpu" : "timer per thread", ticksAll, expectedAll, Figures.pct((double) ticksAll / expectedAll),
                 figures, stats.identityHolds() ? "holds" : "BROKEN"));
-        // The pair's total: a deficit still fails at 5%. Its surplus may reach 8% with per-CPU timers: the pair hands
-        // off constantly, so each CPU switches between idle and a thread all the time, and a tick that falls due
-        // during an idle-to-thread switch fires in the thread (a fresh clone on JDK 25 had 105.0%, no cpu_unsampled).
+        // The pair's total within 5%, whatever the timers: a tick that falls due while a CPU switches from idle into
+        // one of them (they hand off constantly) is left out too (105.0% on JDK 25 before; 100.2-100.3% since).
         double all = (double) ticksAll / expectedAll;
-        assertTrue(all >= 0.95 && all <= (perCpu ? 1.08 : 1.05), name + ": ticks per ms of the threads' CPU " + all
-                + ";" + figures);
+        assertTrue(all >= 0.95 && all <= 1.05, name + ": ticks per ms of the threads' CPU " + all + ";" + figures);
     }
 
     static Stream<Arguments> shortThreadModes() {
@@ -96,7 +94,7 @@ class CpuCoverageTest {
 
     /**
      * Thousands of threads that each live for less than an interval of CPU (the stress suite's
-     * ThreadChurn: ~700 a second, each a short loop). Their CPU, as the agent's per-thread CPU clocks
+     * ThreadChurn: ~5,000 a second, each a short loop of ~45 us of CPU). Their CPU, as the agent's per-thread CPU clocks
      * measured it from ThreadStart to ThreadEnd (stats `profiled_cpu_ns`), must become ticks.
      * <ul>
      * <li>{@code unprivileged}, and {@code percpu=no} as root: a perf timer per thread, whose overflow
@@ -104,10 +102,10 @@ class CpuCoverageTest {
      * stack, the last part of an interval pooled into stackless {@code cpu_unsampled} ticks (with
      * {@code walk=remote} all of it). Without that, 58-61% (unprivileged) and 51-52% (root) of that
      * CPU became ticks.</li>
-     * <li>{@code default} as root: per-CPU timers, which see a thread from its first instruction;
-     * their surplus may reach 12% (a tick due while a CPU switches from idle into a new thread fires
-     * in that thread, and every thread here starts once): 103.6-105.4% here, 107.2-107.5% under
-     * ASan, whose slower thread starts leave the CPUs idle more often.</li>
+     * <li>{@code default} as root: per-CPU timers, which see a thread from its first instruction
+     * to its disarming, where the thread itself reads every CPU's ring for its last samples and only
+     * then its CPU clock. With the clock read before that reading, whose samples were counted, the
+     * ticks came to 103.5-105.4% of the CPU (107.5% under ASan); 100.0-100.5% since.</li>
      * </ul>
      */
     @ParameterizedTest(name = "{0} {1}")
@@ -136,7 +134,9 @@ class CpuCoverageTest {
         Figures.line(String.format("%s: %d threads, %d ticks for %.0f ms of their CPU (%s), cpu_unsampled %d", name,
                 stats.threads(), stats.ticks(), stats.profiledCpuNs() / 1e6, Figures.pct(ratio), cpuUnsampled));
         assertTrue(stats.threads() >= 1000, name + ": only " + stats.threads() + " threads");
-        assertTrue(ratio >= 0.92 && ratio <= (perCpu ? 1.12 : 1.05), name + ": ticks per interval of the threads' CPU " + ratio);
+        // Per-CPU ticks fall on a fixed grid, not at random: their count over thousands of threads varies little
+        // (100.0-100.5% in 6 runs), and 3% is below what the clock read too early gave.
+        assertTrue(ratio >= 0.92 && ratio <= (perCpu ? 1.03 : 1.05), name + ": ticks per interval of the threads' CPU " + ratio);
         if (!perCpu) {
             assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
         }
