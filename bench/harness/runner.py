@@ -36,7 +36,8 @@ class Bench:
         """One measured run of cmd (procs.run_measured), run again, at most STEAL_RETRIES times, while the
         hypervisor took more than STEAL_LIMIT of the machine's CPUs during it (configs.py says why); each
         disturbed run is listed among the anomalies and counted in r["disturbed_runs"]. A run whose figures
-        no table reads (measured=False: a warm-up, the probe) runs once. before(): called before every try (a server's port file)."""
+        no table reads (measured=False: a warm-up, the probe) runs once. before(): called before every try
+        (a server's port file)."""
         disturbed = 0
         while True:
             if before:
