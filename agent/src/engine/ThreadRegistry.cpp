@@ -122,10 +122,10 @@ void ThreadRegistry::disarm(ThreadRecord& r) {
   r.timer.cpuAtDisarmNs = 0;
   engine_->disarmThread(&r.timer);
   // percpu: disarming read every CPU's ring for the thread's last samples, then its clock. Kept
-  // from there, the CPU the record keeps covers every sample counted for the thread; read before,
-  // it left out the reading's own CPU, whose samples were counted: with thousands of threads a
-  // second, each alive for ~45 us of CPU, their ticks came to 103.5-105.4% of it (100.0-100.5%
-  // now, CpuCoverageTest).
+  // from there, the CPU the record keeps covers every tick counted for the thread; read before,
+  // it left out the reading's own CPU, which became ticks all the same (sampled, or charged by the
+  // settlement from the later clock): with thousands of threads a second, each alive for ~45 us
+  // of CPU, their ticks came to 103.5-105.4% of it (100.0-100.5% now, CpuCoverageTest).
   uint64_t last = r.timer.cpuAtDisarmNs;
   if (r.live && r.armed && last > r.cpuAtArmNs) r.cpuNs = std::max(r.cpuNs, before + (last - r.cpuAtArmNs));
 }
