@@ -371,9 +371,11 @@ TEST(PerfRingEngine, SamplesThisThreadWithoutASignal) {
   consumer.here = reinterpret_cast<uintptr_t>(&marker);
   ThreadTimer timer;
   ASSERT_TRUE(sampleThisThread(consumer, timer, &why, [&](PerfRingEngine& engine) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
+    // 60 ms of the thread's CPU, not of wall time: a CPU shared with another test must not cut it.
+    auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    uint64_t cpuBefore = threadCpuNsNow();
     volatile uint64_t spin = 0;
-    while (std::chrono::steady_clock::now() < end) {
+    while (threadCpuNsNow() - cpuBefore < 60'000'000 && std::chrono::steady_clock::now() < giveUp) {
       for (int i = 0; i < 10000; i++) spin = spin + i;
       engine.consumeAll(consumer);
     }
