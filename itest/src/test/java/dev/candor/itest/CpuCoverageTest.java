@@ -8,6 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -122,8 +123,10 @@ class CpuCoverageTest {
             jvm.unprivileged();
         }
         String percpu = mode.startsWith("percpu=no") ? "," + mode : "";
+        long stealBefore = stealNs();
         Jvm.Result run = jvm.agent("start,interval=1ms" + percpu + ",file=" + dir.resolve("c.collapsed") + ",stats=" + statsFile)
                 .main(dev.candor.itest.stress.ThreadChurn.class, "4").run(Duration.ofSeconds(90));
+        long stolen = stealNs() - stealBefore;
         assertEquals(0, run.exitCode(), run.describe());
         boolean perCpu = run.stderr().contains("percpu: one perf event per CPU");
         assertEquals(mode.equals("default"), perCpu, name + ": timers\n" + run.describe());
@@ -131,14 +134,29 @@ class CpuCoverageTest {
         Profiles.assertIdentity(stats, name);
         double ratio = stats.ticks() / (stats.profiledCpuNs() / (double) stats.intervalNs());
         long cpuUnsampled = stats.failure("cpu_unsampled");
-        Figures.line(String.format("%s: %d threads, %d ticks for %.0f ms of their CPU (%s), cpu_unsampled %d", name,
-                stats.threads(), stats.ticks(), stats.profiledCpuNs() / 1e6, Figures.pct(ratio), cpuUnsampled));
+        Figures.line(String.format("%s: %d threads, %d ticks for %.0f ms of their CPU (%s), cpu_unsampled %d, steal %d ms",
+                name, stats.threads(), stats.ticks(), stats.profiledCpuNs() / 1e6, Figures.pct(ratio), cpuUnsampled,
+                stolen / 1_000_000));
         assertTrue(stats.threads() >= 1000, name + ": only " + stats.threads() + " threads");
         // Per-CPU ticks fall on a fixed grid, not at random: their count over thousands of threads varies little
         // (100.0-100.5% in 6 runs), and 3% is below what the clock read too early gave.
-        assertTrue(ratio >= 0.92 && ratio <= (perCpu ? 1.03 : 1.05), name + ": ticks per interval of the threads' CPU " + ratio);
+        // Above: the hypervisor's steal time too. perf's cpu-clock runs on while a vCPU is stolen from a thread on
+        // it, the thread's CPU clock does not (a fresh clone, its threads' start rate halved: 106.2% with percpu=no).
+        double withSteal = stats.ticks() / ((stats.profiledCpuNs() + stolen) / (double) stats.intervalNs());
+        assertTrue(ratio >= 0.92 && withSteal <= (perCpu ? 1.03 : 1.05), name + ": ticks per interval of the threads' CPU "
+                + ratio + " (with the machine's steal time " + withSteal + ")");
         if (!perCpu) {
             assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
+        }
+    }
+
+    /** The machine's steal time so far (/proc/stat's steal column, in USER_HZ = 100 ticks), in ns; 0 if unknown. */
+    static long stealNs() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            return f.length > 8 ? Long.parseLong(f[8]) * 10_000_000L : 0;
+        } catch (Exception e) {
+            return 0;
         }
     }
 }
