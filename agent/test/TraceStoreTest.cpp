@@ -270,6 +270,44 @@ TEST(SampleAccounting, KernelTimeWhereAThreadRanLandsOnItsLastStack) {
   EXPECT_EQ(accounting.recorded() + accounting.failuresTotal(), 9u);
 }
 
+// Ticks settled later (at a thread's end, after its scopes closed) carry the label set of the
+// sample whose stack they land on, in the store and for the listener (the .jfr's labels), not the
+// thread's labels at their settlement.
+TEST(SampleAccounting, SettledTicksTakeTheLabelsOfTheStackTheyLandOn) {
+  SampleRing ring(64, 8);
+  TraceStore store;
+  SampleAccounting accounting(store);
+  struct Labels : DrainListener {
+    std::vector<uint32_t> seen;
+    void onDrained(const SampleSlot& slot, uint32_t, int32_t) override { seen.push_back(slot.labels); }
+  } listener;
+  accounting.setListener(&listener);
+  auto publish = [&](int32_t code, std::vector<std::pair<jint, uintptr_t>> frames, uint32_t labels, bool site) {
+    SampleSlot* s = ring.tryClaim_signalSafe();
+    ASSERT_NE(s, nullptr);
+    fillHeader_signalSafe(s, 5, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
+    s->site = site ? 1 : 0;
+    s->labels = labels;
+    s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
+    for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
+    s->weight = 1;
+    ring.publish_signalSafe(s);
+  };
+  const std::pair<jint, uintptr_t> java1{2, 3}, java2{3, 4}, libc{kNativeFrameBci, 100};
+  const std::pair<jint, uintptr_t> marker{kKernelUnsampledBci, 0};
+  publish(1, {marker, libc, java1}, 7, true);  // a system-call site under label set 7
+  publish(1, {java2}, 8, false);               // where it last ran, under set 8
+  publish(kKernelDebtCode, {}, 0, false);      // settled with no label: to the site, set 7
+  publish(kKernelWhereItRanCode, {}, 0, false);  // to the last stack, set 8
+  accounting.drain(ring);
+
+  EXPECT_EQ(listener.seen, (std::vector<uint32_t>{7, 8, 7, 8}));
+  std::map<uint32_t, uint64_t> byLabels;
+  store.counts().forEach([&](const TraceStore::Key& key, uint64_t n) { byLabels[key.labels] += n; });
+  EXPECT_EQ(byLabels, (std::map<uint32_t, uint64_t>{{7, 2}, {8, 2}}));
+  EXPECT_EQ(accounting.kernelUnsampled(), 2u + 1);
+}
+
 TEST(TickBuckets, AgctCodesHaveNames) {
   EXPECT_STREQ(bucketName(bucketForCode(0)), "no_java_frame");
   EXPECT_STREQ(bucketName(bucketForCode(-1)), "no_class_load");

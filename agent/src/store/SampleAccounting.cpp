@@ -4,7 +4,7 @@
 
 namespace candor {
 
-uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind,
+uint32_t SampleAccounting::landInBucket(SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind,
                                         ThreadState state, int32_t* outcome) {
   int k = static_cast<int>(kind);
   uint64_t w = slot.weight;  // ticks the slot stands for; every count below is in ticks
@@ -48,10 +48,11 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
     t.recorded += w;
     if (frames[0].lineno == kKernelFrameBci) kernelSampled_ += w;
     if (frames[0].lineno == kKernelUnsampledBci) kernelUnsampled_ += w;
-    if (slot.site != 0) noteKernelSite(slot.tid, trace, frames, code);
+    if (slot.site != 0) noteKernelSite(slot, trace, frames, code);
     if (kind == SampleKind::kCpu) {
       WhereItRan& last = lastCpuStack_[slot.tid];
       if (last.trace != trace) last = WhereItRan{trace};
+      last.labels = slot.labels;
     }
     timeline_.add(slot.timeNs, slot.tid, slot.labels, kind, state, trace, Bucket::kNoJavaFrame, w);
   }
@@ -66,7 +67,8 @@ uint32_t SampleAccounting::landInBucket(const SampleSlot& slot, const ASGCT_Call
   return trace;
 }
 
-void SampleAccounting::noteKernelSite(int tid, uint32_t trace, const ASGCT_CallFrame* frames, int32_t code) {
+void SampleAccounting::noteKernelSite(const SampleSlot& slot, uint32_t trace, const ASGCT_CallFrame* frames,
+                                      int32_t code) {
   // The producer saw the thread in a system call (SampleSlot::site); the kernel's part of its stack,
   // the CPU-time timer's marker or the sampled kernel frames, sits on the call's C frame.
   int32_t kernel = 0;
@@ -76,10 +78,10 @@ void SampleAccounting::noteKernelSite(int tid, uint32_t trace, const ASGCT_CallF
     while (kernel < code && frames[kernel].lineno == kKernelFrameBci) kernel++;
   }
   if (kernel == 0 || kernel >= code || frames[kernel].lineno != kNativeFrameBci) return;
-  lastKernelSite_[tid] = frames[0].lineno == kKernelUnsampledBci ? KernelSite{trace, code, 0} : KernelSite{trace, code, kernel};
+  lastKernelSite_[slot.tid] = KernelSite{trace, code, frames[0].lineno == kKernelUnsampledBci ? 0 : kernel, slot.labels};
 }
 
-uint32_t SampleAccounting::landWhereItRan(const SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state,
+uint32_t SampleAccounting::landWhereItRan(SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state,
                                           ThreadTicks& t) {
   auto last = lastCpuStack_.find(slot.tid);
   if (last == lastCpuStack_.end()) {
@@ -101,6 +103,7 @@ uint32_t SampleAccounting::landWhereItRan(const SampleSlot& slot, int32_t* code,
   }
   kernelUnsampled_ += slot.weight;
   *code = w.markedCode;
+  slot.labels = w.labels;
   return recordAgain(slot, w.marked, kind, state, t);
 }
 
@@ -121,7 +124,7 @@ uint32_t SampleAccounting::recordAgain(const SampleSlot& slot, uint32_t trace, S
   return trace;
 }
 
-uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code,
+uint32_t SampleAccounting::landDebtAtSite(SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code,
                                           SampleKind kind, ThreadState state, ThreadTicks& t) {
   auto site = lastKernelSite_.find(slot.tid);
   if (site != lastKernelSite_.end()) {
@@ -133,6 +136,7 @@ uint32_t SampleAccounting::landDebtAtSite(const SampleSlot& slot, const ASGCT_Ca
     }
     kernelUnsampled_ += slot.weight;
     *code = s.code;
+    slot.labels = s.labels;
     return recordAgain(slot, s.trace, kind, state, t);
   }
   if (*code == kKernelDebtCode) {

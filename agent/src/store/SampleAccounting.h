@@ -104,22 +104,24 @@ class SampleAccounting {
   };
   // `frames`: the slot's stack, in the slot or in its spill buffer. Returns the trace, or kNoTrace
   // with the failure's code in *outcome (> 0 with a trace).
-  uint32_t landInBucket(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state,
+  // Settled ticks placed on an earlier stack take that stack's label set into the slot (see
+  // KernelSite), so the listener sees the labels the store counted.
+  uint32_t landInBucket(SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state,
                         int32_t* outcome);
   uint32_t landValued(const SampleSlot& slot, const ASGCT_CallFrame* frames, SampleKind kind, ThreadState state);
   // A kernel debt (kKernelDebtBci on top, or kKernelDebtCode): on the thread's last system-call
   // site, when it has one (returns its trace), else kNoTrace with `frames` renamed into scratch_
   // (*frames then points there) or, stackless, *code made cpu_unsampled.
-  uint32_t landDebtAtSite(const SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code, SampleKind kind,
+  uint32_t landDebtAtSite(SampleSlot& slot, const ASGCT_CallFrame** frames, int32_t* code, SampleKind kind,
                           ThreadState state, ThreadTicks& t);
   // The trace of [kernel_unsampled] over `stack` from its frame `from` on (leaf first); *code its frames.
   uint32_t internUnderMarker(const std::vector<StoredFrame>& stack, size_t from, int32_t* code);
   // The slot's ticks, counted, on a trace already stored; returns it.
   uint32_t recordAgain(const SampleSlot& slot, uint32_t trace, SampleKind kind, ThreadState state, ThreadTicks& t);
   // kKernelWhereItRanCode: on the thread's last recorded stack (returns the trace), else kNoTrace.
-  uint32_t landWhereItRan(const SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state, ThreadTicks& t);
+  uint32_t landWhereItRan(SampleSlot& slot, int32_t* code, SampleKind kind, ThreadState state, ThreadTicks& t);
   // Remembers a recorded stack as its thread's last system-call site if it is one.
-  void noteKernelSite(int tid, uint32_t trace, const ASGCT_CallFrame* frames, int32_t code);
+  void noteKernelSite(const SampleSlot& slot, uint32_t trace, const ASGCT_CallFrame* frames, int32_t code);
 
   TraceStore& store_;
   DrainListener* listener_ = nullptr;
@@ -141,11 +143,15 @@ class SampleAccounting {
   std::unordered_map<int, LastResult> lastWall_;  // per tid: the last wall sample's outcome
   // Where a thread was last found in a system call: a trace with [kernel_unsampled] on top of the
   // call's C frame (kernelFrames 0: the CPU-time timer's placement, or one derived from a sample),
-  // or a sampled one with `kernelFrames` kernel frames on top of it.
+  // or a sampled one with `kernelFrames` kernel frames on top of it. The ticks that land on a
+  // site or where a thread ran take that sample's label set, not the one of their settlement: it
+  // comes later, maybe after the thread's scopes closed (LabelsTest: 9-12 settled ticks of a
+  // pool thread's last request fell under no label as the thread ended).
   struct KernelSite {
     uint32_t trace;
     int32_t code;
     int32_t kernelFrames;
+    uint32_t labels;
   };
   // Per tid: its last system-call site, where its kernel debts land (kKernelDebtBci, kKernelDebtCode).
   std::unordered_map<int, KernelSite> lastKernelSite_;
@@ -155,6 +161,7 @@ class SampleAccounting {
     uint32_t trace = DrainListener::kNoTrace;
     uint32_t marked = DrainListener::kNoTrace;
     int32_t markedCode = 0;
+    uint32_t labels = 0;
   };
   std::unordered_map<int, WhereItRan> lastCpuStack_;
   std::vector<ASGCT_CallFrame> scratch_;  // a debt's stack with its marker renamed, when it has no site

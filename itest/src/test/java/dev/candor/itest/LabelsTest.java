@@ -67,7 +67,8 @@ class LabelsTest {
         long misfiled = p.count(s -> (s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_B))
                 || (s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_A)));
         // The pool's slices run only inside a scope: none of them may go unlabelled. While the API looked for
-        // the agent on one thread, the other threads' first scopes did (15-20 samples).
+        // the agent on one thread, the other threads' first scopes did (15-20 samples); percpu's settlement
+        // at a thread's end put its [kernel_unsampled] ticks under the labels of that moment (none: 9-21).
         long unlabelledSlices = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]")
                 && s.frames().contains("dev.candor.itest.workload.Labelled.slice"));
         long sum = underA + underB + unlabelledA;
@@ -104,7 +105,9 @@ class LabelsTest {
         assertEquals(b / total, shareB, 0.03, name + ": share under endpoint=/b");
         assertEquals(plain / total, sharePlain, 0.03, name + ": unlabelled share");
         assertTrue(misfiled <= 0.01 * sum, name + ": samples under the other endpoint's label: " + misfiled);
-        assertTrue(unlabelledSlices <= 2, name + ": samples of the pool's scopes without a label: " + unlabelledSlices);
+        assertTrue(unlabelledSlices <= 2, name + ": samples of the pool's scopes without a label: " + unlabelledSlices
+                + "\n" + p.stacks().stream().filter(s -> s.frames().get(0).equals("[endpoint=(none)]")
+                        && s.frames().contains("dev.candor.itest.workload.Labelled.slice")).map(Object::toString).toList());
         // samples only: a failure (such as percpu's cpu_unsampled, charged under the thread's label of the
         // moment) is no jdk.ExecutionSample
         assertEquals(p.count(s -> s.frames().get(0).equals("[endpoint=/a]") && !s.isFailure()), byEndpoint.getOrDefault("/a", 0L),
