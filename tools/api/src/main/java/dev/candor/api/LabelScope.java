@@ -93,7 +93,9 @@ public final class LabelScope implements AutoCloseable {
             return true;
         }
         if (System.nanoTime() - nextCheckNanos < 0) {
-            return false;
+            // Read linked again: a look may have ended since the first read, and it writes linked
+            // before nextCheckNanos, so a new next check seen here comes with its answer.
+            return linked;
         }
         synchronized (LabelScope.class) {
             if (linked) {
