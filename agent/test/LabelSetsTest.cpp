@@ -89,6 +89,29 @@ TEST(LabelSets, HistoryGivesTheSetInForceAtASamplesTime) {
   sets.forget(401);
 }
 
+// The reader tells how far it has read; the history keeps what it may still ask for: the change in
+// force then and every later one, however many (a thread with 100 us scopes makes 1,000 in a pass).
+TEST(LabelSets, HistoryKeepsWhatTheReaderHasNotRead) {
+  LabelSets sets;
+  sets.keepHistory(true);
+  uint32_t a = sets.enter(701, {{"endpoint", "/a"}});
+  uint64_t inA = monotonicNs();
+  sets.readUpTo(inA);  // every sample before inA is read; one at inA may come yet
+  std::vector<std::pair<uint64_t, uint32_t>> later;
+  for (int i = 0; i < 1000; i++) {
+    uint32_t id = sets.enter(701, {{"i", std::to_string(i)}});
+    later.emplace_back(monotonicNs(), id);
+  }
+  EXPECT_EQ(a, sets.idAt(701, inA));
+  for (const auto& [time, id] : later) ASSERT_EQ(id, sets.idAt(701, time));
+  sets.readUpTo(later[500].first);  // read further: the changes before the 501st may go
+  sets.enter(701, {});
+  EXPECT_EQ(LabelSets::kUnknown, sets.idAt(701, inA));
+  EXPECT_EQ(later[500].second, sets.idAt(701, later[500].first));
+  EXPECT_EQ(later[999].second, sets.idAt(701, later[999].first));
+  sets.forget(701);
+}
+
 // Threads that end without ever entering a scope (most threads of most services) leave no history
 // behind: a thread pool churning threads would otherwise grow it by one entry per thread.
 TEST(LabelSets, ThreadsNeverInAScopeKeepNoHistory) {

@@ -1,5 +1,6 @@
 #include "store/LabelSets.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "concurrent/Clock.h"
@@ -87,11 +88,18 @@ void LabelSets::noteChangeLocked(int tid, uint32_t id) {
   uint64_t now = monotonicNs();
   History& h = history_[tid];
   h.changes.push_back({now, id});
-  // Keep the change in force kHistoryNs ago (the first one at most that old is the oldest kept).
-  while (h.changes.size() > kMaxChanges || (h.changes.size() > 1 && h.changes[1].timeNs + kHistoryNs < now)) {
+  // Keep the change in force when the reader last read every ring, and at most kHistoryNs ago
+  // (the first change at most that old is the oldest kept).
+  while (h.changes.size() > kMaxChanges ||
+         (h.changes.size() > 1 && (h.changes[1].timeNs <= readUpToNs_ || h.changes[1].timeNs + kHistoryNs < now))) {
     h.changes.pop_front();
     h.cut = true;
   }
+}
+
+void LabelSets::readUpTo(uint64_t timeNs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  readUpToNs_ = std::max(readUpToNs_, timeNs);
 }
 
 uint32_t LabelSets::idAt(int tid, uint64_t timeNs) const {

@@ -36,7 +36,7 @@ constexpr int kCpu = static_cast<int>(SampleKind::kCpu);
 constexpr size_t kLiveTailBytes = 16 << 20;
 }  // namespace
 
-RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, const LabelSets& labels)
+RingReader::RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, LabelSets& labels)
     : ring_(ring),
       counters_(counters),
       engine_(engine),
@@ -77,6 +77,9 @@ void RingReader::run() {
     if (settle) settled = now;
     uint64_t deepBefore = lp(completedLive_) + lp(truncated_);
     engine_.consumeAll(*this, settle);
+    // Every sample taken before this pass is read now, but for one still being written by a CPU
+    // (a vCPU the hypervisor paused mid-record): kLateRecordNs for those.
+    labels_.readUpTo(now - kLateRecordNs);
     addPlain(wakeups_, 1);
     // Stacks deeper than the copy are finished from the live stack, which the thread changes as it
     // runs: while such stacks come, the reader comes back soon, before their callers are gone.

@@ -53,6 +53,7 @@ namespace candor {
 
 class RingReader : public RingConsumer {
  public:
+  static constexpr uint64_t kLateRecordNs = 20'000'000;  // see run()
   static constexpr int kTimeoutMs = 50;  // the longest a sample waits in a ring that is not half full
   // ... while the last pass met stacks deeper than the copy, whose live callers the thread may leave
   static constexpr int kDeepTimeoutMs = 5;
@@ -61,7 +62,7 @@ class RingReader : public RingConsumer {
   static constexpr uint64_t kSettleNs = 1'000'000'000;
 
   // `labels`: the label sets, whose history gives the set a thread was in when perf took its sample.
-  RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, const LabelSets& labels);
+  RingReader(SampleRing& ring, HandlerCounters& counters, PerfRingEngine& engine, LabelSets& labels);
   ~RingReader() override { stop(); }
 
   // Registers with the engine and starts the thread; call before threads are armed.
@@ -107,7 +108,7 @@ class RingReader : public RingConsumer {
   SampleRing& ring_;
   HandlerCounters& counters_;
   PerfRingEngine& engine_;
-  const LabelSets& labels_;
+  LabelSets& labels_;  // asked for a sample's set; told how far the reader has read
   int pid_ = 0;
   int stallMs_ = 0;  // test hook (CANDOR_TEST_READER_STALL_MS)
   int64_t osthreadOffset_ = -1;  // JavaThread/Thread::_osthread

@@ -7,6 +7,7 @@ import dev.candor.model.ProfileStats;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,16 +32,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LabelsTest {
 
-    static List<Jdks.Jdk> jdks() {
-        return Jdks.all();
+    /**
+     * Requests of 3 ms, and of 100 us as a busy service has them: the root default (percpu) reads its
+     * samples up to 50 ms late and asks each thread's label history for their set; kept to 64 changes,
+     * that history gave 100 us scopes' samples candor.labels=unknown (78% of them).
+     */
+    static Stream<Arguments> cases() {
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, 3000), Arguments.of(jdk, 100)));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void labelSharesMatchTheTruth(Jdks.Jdk jdk) throws Exception {
+    @ParameterizedTest(name = "{0} {1} us requests")
+    @MethodSource("cases")
+    void labelSharesMatchTheTruth(Jdks.Jdk jdk, int requestUs) throws Exception {
         jdk.assumePresent();
-        String name = "labels " + jdk;
-        Path dir = Build.runDir("labels-" + jdk.label());
+        String name = "labels " + jdk + (requestUs == 3000 ? "" : " " + requestUs + " us requests");
+        Path dir = Build.runDir("labels-" + jdk.label() + (requestUs == 3000 ? "" : "-" + requestUs + "us"));
         Path truthFile = dir.resolve("truth.properties");
         Path collapsedFile = dir.resolve("l.collapsed");
         Path jfrFile = dir.resolve("l.jfr");
@@ -48,7 +55,8 @@ class LabelsTest {
         Jvm.Result run = Jvm.of(jdk, dir)
                 .agent("start,event=cpu,interval=1ms,split=label:endpoint,file=" + collapsedFile + ",file=" + jfrFile
                         + ",file=" + otlpFile + ",stats=" + statsFile)
-                .main(Labelled.class.getName(), ApiTest.classpath(), truthFile.toString(), "1400", "600", "500")
+                .main(Labelled.class.getName(), ApiTest.classpath(), truthFile.toString(), "1400", "600", "500",
+                        String.valueOf(requestUs))
                 .run(Duration.ofSeconds(120));
         assertEquals(0, run.exitCode(), run.describe());
         Properties truth = Profiles.truth(truthFile, run);
@@ -105,7 +113,7 @@ class LabelsTest {
         assertEquals(b / total, shareB, 0.03, name + ": share under endpoint=/b");
         assertEquals(plain / total, sharePlain, 0.03, name + ": unlabelled share");
         assertTrue(misfiled <= 0.01 * sum, name + ": samples under the other endpoint's label: " + misfiled);
-        assertTrue(unlabelledSlices <= 2, name + ": samples of the pool's scopes without a label: " + unlabelledSlices
+        assertTrue(unlabelledSlices <= 2 + sum / 1000, name + ": samples of the pool's scopes without a label: " + unlabelledSlices
                 + "\n" + p.stacks().stream().filter(s -> s.frames().get(0).equals("[endpoint=(none)]")
                         && s.frames().contains("dev.candor.itest.workload.Labelled.slice")).map(Object::toString).toList());
         // samples only: a failure (such as percpu's cpu_unsampled, charged under the thread's label of the

@@ -19,20 +19,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * sets, as trace ids make them). Thread {@value #PLAIN} runs methodA with no label. The CPU time
  * of every request is measured with ThreadMXBean on the thread that ran it.
  *
- * <p>Usage: {@code Labelled TRUTH_FILE CPU_MS_A CPU_MS_B CPU_MS_PLAIN}: the pool stops taking
- * requests once A and B together used CPU_MS_A + CPU_MS_B. Truth keys: {@code cpu_a_ns},
+ * <p>Usage: {@code Labelled TRUTH_FILE CPU_MS_A CPU_MS_B CPU_MS_PLAIN [SLICE_US]}: the pool stops
+ * taking requests once A and B together used CPU_MS_A + CPU_MS_B; a request spins SLICE_US of CPU
+ * (3000 if not given). Truth keys: {@code cpu_a_ns},
  * {@code cpu_b_ns}, {@code cpu_plain_ns}, {@code spans}.
  */
 public final class Labelled {
     public static final String WORKER = "lb-worker";
     public static final String PLAIN = "lb-plain";
     public static final int POOL = 3;
-    private static final long SLICE_NS = 3_000_000;
+    private static long sliceNs = 3_000_000;
 
     public static void main(String[] args) throws Exception {
         Path truthFile = Path.of(args[0]);
         long target = (Long.parseLong(args[1]) + Long.parseLong(args[2])) * 1_000_000L;
         long targetPlain = Long.parseLong(args[3]) * 1_000_000L;
+        if (args.length > 4) {
+            sliceNs = Long.parseLong(args[4]) * 1_000L;
+        }
         Truth truth = new Truth();
         Hot.cpu(); // load the management classes on main, not on the measured threads
         AtomicLong spentA = new AtomicLong();
@@ -92,7 +96,7 @@ public final class Labelled {
     private static int slice(char which, int seed) {
         int x = seed;
         long start = Hot.cpu();
-        while (Hot.cpu() - start < SLICE_NS) {
+        while (Hot.cpu() - start < sliceNs) {
             x += Hot.run(which, Hot.CHUNK / 8, x);
         }
         return x;
