@@ -15,6 +15,22 @@ using namespace candor;
 
 namespace {
 jmethodID m(uintptr_t id) { return reinterpret_cast<jmethodID>(id); }
+
+using Frames = std::vector<std::pair<jint, uintptr_t>>;  // (bci, method), leaf first
+
+// A cpu tick of `tid` as a producer publishes it: `frames` when code > 0, else the failure `code`.
+void publishCpu(SampleRing& ring, int tid, int32_t code, const Frames& frames, uint32_t weight, bool site = false,
+                uint32_t labels = 0) {
+  SampleSlot* s = ring.tryClaim_signalSafe();
+  ASSERT_NE(s, nullptr);
+  fillHeader_signalSafe(s, tid, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
+  s->site = site ? 1 : 0;
+  s->labels = labels;
+  s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
+  for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
+  s->weight = weight;
+  ring.publish_signalSafe(s);
+}
 }  // namespace
 
 TEST(TraceStore, DeduplicatesIdenticalStacks) {
@@ -176,17 +192,8 @@ TEST(SampleAccounting, KernelDebtLandsOnTheThreadsLastSystemCallSite) {
   SampleRing ring(64, 8);
   TraceStore store;
   SampleAccounting accounting(store);
-  // frames: (bci, method) leaf first; a code <= 0 publishes no frames
-  auto publish = [&](int tid, int32_t code, std::vector<std::pair<jint, uintptr_t>> frames, uint32_t weight,
-                     bool site = false) {
-    SampleSlot* s = ring.tryClaim_signalSafe();
-    ASSERT_NE(s, nullptr);
-    fillHeader_signalSafe(s, tid, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
-    s->site = site ? 1 : 0;
-    s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
-    for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
-    s->weight = weight;
-    ring.publish_signalSafe(s);
+  auto publish = [&](int tid, int32_t code, const Frames& frames, uint32_t weight, bool site = false) {
+    publishCpu(ring, tid, code, frames, weight, site);
   };
   const std::pair<jint, uintptr_t> java1{2, 3}, java2{3, 4}, libc{kNativeFrameBci, 100}, libjvm{kNativeFrameBci, 200};
   const std::pair<jint, uintptr_t> marker{kKernelUnsampledBci, 0}, debt{kKernelDebtBci, 0};
@@ -235,14 +242,8 @@ TEST(SampleAccounting, KernelTimeWhereAThreadRanLandsOnItsLastStack) {
   SampleRing ring(64, 8);
   TraceStore store;
   SampleAccounting accounting(store);
-  auto publish = [&](int tid, int32_t code, std::vector<std::pair<jint, uintptr_t>> frames, uint32_t weight) {
-    SampleSlot* s = ring.tryClaim_signalSafe();
-    ASSERT_NE(s, nullptr);
-    fillHeader_signalSafe(s, tid, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
-    s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
-    for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
-    s->weight = weight;
-    ring.publish_signalSafe(s);
+  auto publish = [&](int tid, int32_t code, const Frames& frames, uint32_t weight) {
+    publishCpu(ring, tid, code, frames, weight);
   };
   const std::pair<jint, uintptr_t> java1{2, 3}, java2{3, 4}, libc{kNativeFrameBci, 100}, k1{kKernelFrameBci, 901};
   const std::pair<jint, uintptr_t> marker{kKernelUnsampledBci, 0};
@@ -282,16 +283,8 @@ TEST(SampleAccounting, SettledTicksTakeTheLabelsOfTheStackTheyLandOn) {
     void onDrained(const SampleSlot& slot, uint32_t, int32_t) override { seen.push_back(slot.labels); }
   } listener;
   accounting.setListener(&listener);
-  auto publish = [&](int32_t code, std::vector<std::pair<jint, uintptr_t>> frames, uint32_t labels, bool site) {
-    SampleSlot* s = ring.tryClaim_signalSafe();
-    ASSERT_NE(s, nullptr);
-    fillHeader_signalSafe(s, 5, SampleKind::kCpu, ThreadState::kRunning, 0, -1);
-    s->site = site ? 1 : 0;
-    s->labels = labels;
-    s->numFrames = code > 0 ? static_cast<int32_t>(frames.size()) : code;
-    for (size_t i = 0; i < frames.size(); i++) s->frames[i] = {frames[i].first, m(frames[i].second)};
-    s->weight = 1;
-    ring.publish_signalSafe(s);
+  auto publish = [&](int32_t code, const Frames& frames, uint32_t labels, bool site) {
+    publishCpu(ring, 5, code, frames, 1, site, labels);
   };
   const std::pair<jint, uintptr_t> java1{2, 3}, java2{3, 4}, libc{kNativeFrameBci, 100};
   const std::pair<jint, uintptr_t> marker{kKernelUnsampledBci, 0};
