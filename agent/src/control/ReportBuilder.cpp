@@ -256,6 +256,7 @@ ProfileReport buildReport(const Options& options, const SessionTotals& totals, c
                                     key.labels);
     notePairs(key.labels);
     if (key.labels != LabelSets::kNone && !isValueKind(key.kind)) r.labels.labelled += count;
+    if (key.labels == LabelSets::kUnknown && !isValueKind(key.kind)) r.labels.unknown += count;
   });
   for (const auto& [key, n] : accounting.failuresByThread()) {
     timeSnap.addSamples(failureNode(key.kind, key.tid, key.state, key.labels, key.bucket), n, key.tid, key.labels);

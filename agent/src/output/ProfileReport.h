@@ -169,6 +169,7 @@ struct LabelReport {
   uint64_t sets = 0;
   uint64_t refused = 0;   // scopes since the agent loaded that got candor.labels=overflow instead of their set
   uint64_t labelled = 0;  // recorded ticks (cpu, wall, ...) that carried labels
+  uint64_t unknown = 0;   // of those, read after their thread's label history was cut (candor.labels=unknown)
 };
 
 // How the CPU ticks covered time spent in the kernel (engine/Engine.h KernelTime).

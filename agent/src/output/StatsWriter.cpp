@@ -73,7 +73,8 @@ void writeStats(const ProfileReport& r, std::ostream& os) {
                           ", \"spill_refused\": " + num(r.depth.spillRefused) + ", \"truncated\": " +
                           num(r.depth.truncated) + "}");
   field(out, "labels", "{\"sets\": " + num(r.labels.sets) + ", \"refused\": " + num(r.labels.refused) +
-                           ", \"labelled_samples\": " + num(r.labels.labelled) + "}");
+                           ", \"labelled_samples\": " + num(r.labels.labelled) +
+                           ", \"unknown_samples\": " + num(r.labels.unknown) + "}");
   const MemoryReport& m = r.memory;
   field(out, "memory", "{\"ring_mapped\": " + num(m.ringMapped) + ", \"ring_resident\": " + num(m.ringResident) +
                            ", \"spill_mapped\": " + num(m.spillMapped) + ", \"spill_resident\": " +

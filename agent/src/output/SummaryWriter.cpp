@@ -279,9 +279,14 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
              mb(m.symbolBytes), mb(m.jfrBufferBytes));
   if (r.labels.sets > 0 || r.labels.refused > 0) {
     out << fmt("Labels: %llu recorded ticks carried Candor.label sets; %llu sets known, %llu scopes refused over the bound "
-               "(shown as candor.labels=overflow)\n\n",
+               "(shown as candor.labels=overflow)",
                static_cast<unsigned long long>(r.labels.labelled), static_cast<unsigned long long>(r.labels.sets),
                static_cast<unsigned long long>(r.labels.refused));
+    if (r.labels.unknown > 0) {
+      out << fmt("; %llu ticks were read after their thread's label history was cut (candor.labels=unknown: a"
+                 " stalled reader)", static_cast<unsigned long long>(r.labels.unknown));
+    }
+    out << "\n\n";
   }
   out << "Ticks that did not become a Java stack:\n" << fmt("  %-24s %9s %8s\n", "bucket", "ticks", "share");
   for (const auto& [name, count] : r.failures) {

@@ -66,6 +66,7 @@ class LabelsTest {
         long spans = Profiles.truthLong(truth, "spans");
         ProfileStats stats = Profiles.stats(statsFile, run);
         Profiles.assertIdentity(stats, name);
+        assertEquals(0, labelStat(statsFile, "unknown_samples"), name + ": samples whose set the history no longer had");
 
         // split=label:endpoint: the [endpoint=...] roots split the profile as the workload did
         CollapsedProfile p = Profiles.collapsed(collapsedFile, run);
@@ -177,6 +178,54 @@ class LabelsTest {
             assertEquals(Hot.METHOD_B, ReportTool.pprofFirstFunction(focused), name + ": pprof -tagfocus endpoint=/b\n"
                     + focused);
         }
+    }
+
+    /**
+     * A reader that comes too late for the label history (a test hook stalls every pass 2.6 s; the history
+     * keeps 2 s against a stalled reader): the samples it can no longer tell are candor.labels=unknown, never
+     * another request's set, and the stats count them as the .jfr has them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.candor.itest.Jdks#all")
+    void aStalledReaderCountsTheSamplesItCouldNotTell(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "labels stalled reader " + jdk;
+        Path dir = Build.runDir("labels-stalled-" + jdk.label());
+        Path jfrFile = dir.resolve("l.jfr");
+        Path statsFile = dir.resolve("l.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .env("CANDOR_TEST_READER_STALL_MS", "2600")
+                .agent("start,event=cpu,interval=1ms,file=" + jfrFile + ",stats=" + statsFile)
+                .main(Labelled.class.getName(), ApiTest.classpath(), dir.resolve("truth.properties").toString(),
+                        "6000", "3000", "500", "100")
+                .run(Duration.ofSeconds(120));
+        assertEquals(0, run.exitCode(), run.describe());
+        CopyWalkTest.assumeEngineRan("percpu", run);
+        Profiles.assertIdentity(Profiles.stats(statsFile, run), name);
+        Map<String, Long> bySet = new HashMap<>();
+        try (RecordingFile rf = new RecordingFile(jfrFile)) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent e = rf.readEvent();
+                if (e.getEventType().getName().equals("jdk.ExecutionSample")) {
+                    Map<String, String> labels = labels(e);
+                    String key = labels.containsKey("candor.labels") ? "candor.labels=" + labels.get("candor.labels")
+                            : labels.containsKey("endpoint") ? "endpoint" : "(none)";
+                    bySet.merge(key, 1L, Long::sum);
+                }
+            }
+        }
+        long unknown = labelStat(statsFile, "unknown_samples");
+        Figures.line(String.format("%s: stats unknown_samples %d; .jfr samples %s", name, unknown, bySet));
+        assertTrue(unknown > 0, name + ": no sample outlived its history: " + bySet);
+        assertEquals(unknown, bySet.getOrDefault("candor.labels=unknown", 0L), name + ": stats and .jfr: " + bySet);
+    }
+
+    // The stats' labels.KEY.
+    static long labelStat(Path statsFile, String key) throws java.io.IOException {
+        String json = java.nio.file.Files.readString(statsFile);
+        var m = java.util.regex.Pattern.compile("\"labels\": \\{[^}]*\"" + key + "\": (\\d+)").matcher(json);
+        assertTrue(m.find(), "no labels." + key + " in " + statsFile);
+        return Long.parseLong(m.group(1));
     }
 
     // "key=value,..." (with %2C, %3D, %25 escapes); null when the thread had none.
