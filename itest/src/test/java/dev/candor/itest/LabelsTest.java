@@ -222,10 +222,9 @@ class LabelsTest {
 
     // The stats' labels.KEY.
     static long labelStat(Path statsFile, String key) throws java.io.IOException {
-        String json = java.nio.file.Files.readString(statsFile);
-        var m = java.util.regex.Pattern.compile("\"labels\": \\{[^}]*\"" + key + "\": (\\d+)").matcher(json);
-        assertTrue(m.find(), "no labels." + key + " in " + statsFile);
-        return Long.parseLong(m.group(1));
+        var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(statsFile.toFile()).path("labels").path(key);
+        assertTrue(value.isNumber(), "no labels." + key + " in " + statsFile);
+        return value.asLong();
     }
 
     // "key=value,..." (with %2C, %3D, %25 escapes); null when the thread had none.

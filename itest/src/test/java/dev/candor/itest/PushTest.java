@@ -146,48 +146,52 @@ class PushTest {
                 case "500" -> "a receiver that answers 500 ";
                 default -> "a receiver that never answers ";
             } + jdk;
-            for (int attempt = 1; ; attempt++) {
-                Path dir = Build.runDir("push-bad-" + kind + "-" + jdk.label());
-                Receiver server = Receiver.start(kind.equals("hang") ? Receiver.Answer.NEVER : Receiver.Answer.ERROR_500);
-                int port = server.port();
-                if (kind.equals("refused")) {
-                    server.close();  // nothing listens there any more
-                }
-                Jvm.Result run;
-                java.time.Instant start = java.time.Instant.now();
-                try {
-                    run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,push=http://127.0.0.1:"
-                                    + port + ",stats=" + dir.resolve("push.json"))
-                            .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
-                            .run(Duration.ofSeconds(90));
-                } finally {
-                    server.close();
-                }
-                assertEquals(0, run.exitCode(), run.describe());
-                JsonNode push = new ObjectMapper().readTree(dir.resolve("push.json").toFile()).path("push");
-                long lines = run.stderr().lines().filter(l -> l.contains("candor: push to") && l.contains("failed:")).count();
-                long runExitMs = exitMs(start, run, dir.resolve("truth.properties"));
-                Figures.line(String.format("%s: %d ms against %d ms without push= (from the workload's end to the exit: %d ms"
-                                + " against %d ms); stats push %s; %d failure line(s)", name, run.elapsed().toMillis(),
-                        plain.elapsed().toMillis(), runExitMs, plainExitMs, push, lines));
-                assertEquals(0, push.path("sent").asLong(), name);
-                assertTrue(push.path("failed").asLong() + push.path("dropped").asLong() >= 3, name + ": unsent intervals counted");
-                assertTrue(lines <= 1, name + ": one line a minute at most\n" + run.stderr());
-                // What push= can cost the run is its exit: the workload's own time is CPU work, as noisy
-                // as the machine. The exit may take at most 5% of the plain run longer. One exit is one
-                // sample of a noisy machine (a fresh clone once took 280 ms where 13-36 ms are usual, its
-                // plain JDK 25 exit 113 ms where 1-9 are): a slow one is measured once more, and a push
-                // that holds the exit up is slow both times.
-                boolean quick = runExitMs - plainExitMs <= 0.05 * plain.elapsed().toMillis();
-                if (!quick && attempt == 1) {
-                    Figures.line(name + ": slow exit, measured again");
-                    continue;
-                }
-                assertTrue(quick, name + ": the exit took "
-                        + runExitMs + " ms against " + plainExitMs + " ms (run " + plain.elapsed().toMillis() + " ms)");
-                break;
+            // What push= can cost the run is its exit: the workload's own time is CPU work, as noisy
+            // as the machine. The exit may take at most 5% of the plain run longer. One exit is one
+            // sample of a noisy machine (a fresh clone once took 280 ms where 13-36 ms are usual, its
+            // plain JDK 25 exit 113 ms where 1-9 are): a slow one is measured once more, and a push
+            // that holds the exit up is slow both times.
+            long slack = plainExitMs + (long) (0.05 * plain.elapsed().toMillis());
+            long runExitMs = badReceiverExitMs(jdk, kind, name, plain, plainExitMs);
+            if (runExitMs > slack) {
+                Figures.line(name + ": slow exit, measured again");
+                runExitMs = badReceiverExitMs(jdk, kind, name, plain, plainExitMs);
             }
+            assertTrue(runExitMs <= slack, name + ": the exit took "
+                    + runExitMs + " ms against " + plainExitMs + " ms (run " + plain.elapsed().toMillis() + " ms)");
         }
+    }
+
+    // One run pushing to a bad receiver of `kind`: checks what it counted and said; returns its exit's ms.
+    private static long badReceiverExitMs(Jdks.Jdk jdk, String kind, String name, Jvm.Result plain, long plainExitMs)
+            throws Exception {
+        Path dir = Build.runDir("push-bad-" + kind + "-" + jdk.label());
+        Receiver server = Receiver.start(kind.equals("hang") ? Receiver.Answer.NEVER : Receiver.Answer.ERROR_500);
+        int port = server.port();
+        if (kind.equals("refused")) {
+            server.close();  // nothing listens there any more
+        }
+        Jvm.Result run;
+        java.time.Instant start = java.time.Instant.now();
+        try {
+            run = Jvm.of(jdk, dir).agent("start,event=cpu,interval=1ms,loop=1s,push=http://127.0.0.1:"
+                            + port + ",stats=" + dir.resolve("push.json"))
+                    .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "2500", "1000")
+                    .run(Duration.ofSeconds(90));
+        } finally {
+            server.close();
+        }
+        assertEquals(0, run.exitCode(), run.describe());
+        JsonNode push = new ObjectMapper().readTree(dir.resolve("push.json").toFile()).path("push");
+        long lines = run.stderr().lines().filter(l -> l.contains("candor: push to") && l.contains("failed:")).count();
+        long runExitMs = exitMs(start, run, dir.resolve("truth.properties"));
+        Figures.line(String.format("%s: %d ms against %d ms without push= (from the workload's end to the exit: %d ms"
+                        + " against %d ms); stats push %s; %d failure line(s)", name, run.elapsed().toMillis(),
+                plain.elapsed().toMillis(), runExitMs, plainExitMs, push, lines));
+        assertEquals(0, push.path("sent").asLong(), name);
+        assertTrue(push.path("failed").asLong() + push.path("dropped").asLong() >= 3, name + ": unsent intervals counted");
+        assertTrue(lines <= 1, name + ": one line a minute at most\n" + run.stderr());
+        return runExitMs;
     }
 
     // From the workload's end (it writes its truth file last) to the JVM's exit.
