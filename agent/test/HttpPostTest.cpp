@@ -123,7 +123,9 @@ TEST(HttpPost, TrueOnlyFor2xx) {
     t.join();
     EXPECT_EQ(request.rfind("POST /ingest?name=x HTTP/1.1\r\n", 0), 0u) << request;
     EXPECT_NE(request.find("Content-Length: 8\r\n"), std::string::npos) << request;
-    if (!ok) EXPECT_EQ(why, "HTTP 503");
+    if (!ok) {
+      EXPECT_EQ(why, "HTTP 503");
+    }
   }
 }
 

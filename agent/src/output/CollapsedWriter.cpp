@@ -24,7 +24,7 @@ struct LineTree {
     std::vector<uint32_t> children;
   };
   std::vector<std::string> names;
-  std::vector<Node> nodes{Node{0}};
+  std::vector<Node> nodes{Node{0, 0, {}}};
 
   explicit LineTree(const ProfileSnapshot& snap) {
     std::unordered_map<std::string, uint32_t> nameIds;
@@ -43,7 +43,7 @@ struct LineTree {
       uint32_t name = nameOfFrame[n.frame];
       auto [it, isNew] = edges.try_emplace(uint64_t(parent) << 32 | name, static_cast<uint32_t>(nodes.size()));
       if (isNew) {
-        nodes.push_back(Node{name});
+        nodes.push_back(Node{name, 0, {}});
         nodes[parent].children.push_back(it->second);
       }
       mapped[i] = it->second;

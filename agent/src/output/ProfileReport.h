@@ -69,7 +69,7 @@ class ProfileSnapshot {
  private:
   std::vector<SnapshotFrame> frames_;
   std::unordered_map<std::string, uint32_t> index_;
-  std::vector<Node> nodes_{Node{0, kNone}};
+  std::vector<Node> nodes_ = std::vector<Node>(1, Node{0, kNone, kNone, kNone, 0});  // the root
   std::unordered_map<uint64_t, uint32_t> children_;  // (parent << 32 | frame) -> node
   std::vector<ThreadCount> byThread_;
   uint64_t total_ = 0;
