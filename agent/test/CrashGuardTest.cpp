@@ -1,6 +1,7 @@
 // CrashGuard: a fault inside an armed region is caught and counted; a fault outside one still
 // reaches the previous handler (here: none, so the process dies of SIGSEGV as it would have);
-// chained behind a JVM-like handler, as libjsig makes it, no sampling signal runs inside it.
+// chained behind a JVM-like handler, as libjsig makes it, no sampling signal runs inside it; a tick's
+// handler that interrupts a guarded region on its thread hands the guard back to it.
 #include "walk/vm/CrashGuard.h"
 
 #include <gtest/gtest.h>
@@ -16,12 +17,12 @@ using namespace candor;
 namespace {
 // Reads `addr` inside the guard; true when the read faulted and was caught.
 bool faultsGuarded(uintptr_t addr) {
-  sigjmp_buf jb;
+  CrashGuard::Region guard;
   volatile bool faulted = true;
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     (void)*reinterpret_cast<volatile const int64_t*>(addr);
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
     faulted = false;
   }
   return faulted;
@@ -92,7 +93,9 @@ TEST(CrashGuard, DoesNotSwallowFaultsOutsideArmedRegion) {
   // Swallowed, the child would go on to _exit(0). Not swallowed, the fault reaches the handler
   // before ours: the default one kills the child with SIGSEGV, ASan's reports it and exits 1.
   ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the fault was swallowed";
-  if (WIFSIGNALED(status)) EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  if (WIFSIGNALED(status)) {
+    EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  }
   munmap(reinterpret_cast<void*>(page), 4096);
 }
 
@@ -127,5 +130,50 @@ TEST(CrashGuard, NoSamplingSignalRunsInsideTheChainedHandler) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WEXITSTATUS(status), 1) << "a tick's handler ran inside the guard's fault handler";
+  munmap(reinterpret_cast<void*>(gFaultPage), 4096);
+}
+
+namespace {
+std::atomic<int> gInnerFaults{0};
+int64_t gReadable = 42;
+// A wall tick's handler that walks: its own guarded reads, one faulting, one not.
+void onInterruptingTick(int, siginfo_t*, void*) {
+  gInnerFaults += faultsGuarded(gFaultPage) ? 1 : 0;
+  gInnerFaults += faultsGuarded(reinterpret_cast<uintptr_t>(&gReadable)) ? 1 : 0;
+}
+}  // namespace
+
+// A thread reads guarded in thread context (an ending thread reading its per-CPU rings) when a tick's
+// handler interrupts it and walks with a guard of its own: after the handler, the interrupted reads
+// are still guarded. With one jump buffer per thread the handler's disarm cleared it, and the next
+// stray read of the thread killed the process (a JVM, under ThreadChurn with event=cpu,wall).
+TEST(CrashGuard, ATickThatInterruptsAGuardedRegionHandsTheGuardBack) {
+  std::string why;
+  ASSERT_TRUE(CrashGuard::install(&why)) << why;
+  gFaultPage = protectedPage();
+  ASSERT_NE(gFaultPage, 0u);
+  struct sigaction sa = {}, old = {};
+  sa.sa_sigaction = onInterruptingTick;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGURG, &sa, &old), 0);
+  uint64_t before = CrashGuard::faultsCaught();
+  for (int i = 0; i < 100; i++) {
+    CrashGuard::Region outer;
+    volatile bool caught = true;
+    if (sigsetjmp(outer.jump, 0) == 0) {
+      CrashGuard::arm_signalSafe(&outer);
+      raise(SIGURG);  // delivered here, inside the outer region
+      (void)*reinterpret_cast<volatile const int64_t*>(gFaultPage);
+      CrashGuard::disarm_signalSafe(&outer);
+      caught = false;
+    }
+    ASSERT_TRUE(caught) << "round " << i;
+  }
+  EXPECT_EQ(gInnerFaults.load(), 100);
+  EXPECT_EQ(CrashGuard::faultsCaught() - before, 200u);
+  // And after them all no region is left armed: a fault outside any region is not swallowed.
+  EXPECT_FALSE(faultsGuarded(reinterpret_cast<uintptr_t>(&gReadable)));
+  sigaction(SIGURG, &old, nullptr);
   munmap(reinterpret_cast<void*>(gFaultPage), 4096);
 }

@@ -192,14 +192,14 @@ void walkThisThread(int, siginfo_t*, void* context) {
   NativeMemory mem{NativeMemory::direct_signalSafe, nullptr};  // stack bounds unknown: the checks and the guard
   NativeUnwinder unwinder(*gJvmModules);
   gWalk.dwarfCount = gWalk.fpCount = 0;
-  sigjmp_buf jb;
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  CrashGuard::Region guard;
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     NativeRegs r = start;
     gWalk.dwarfCount = unwinder.unwind_signalSafe(CStackMode::kDwarf, mem, &r, gWalk.dwarf, 256, nullptr, nullptr);
     r = start;
     gWalk.fpCount = unwinder.unwind_signalSafe(CStackMode::kFp, mem, &r, gWalk.fp, 256, nullptr, nullptr);
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
   }
   gWalk.done.store(true);
 }

@@ -385,14 +385,14 @@ uintptr_t RingReader::javaThreadOf(uintptr_t& known, const PerfSample& sample) c
 
 bool RingReader::confirmsThread(uintptr_t candidate, int tid) const {
   if (osthreadOffset_ < 0 || threadIdOffset_ < 0 || candidate < 4096 || (candidate & 7) != 0) return false;
-  sigjmp_buf jb;
+  CrashGuard::Region guard;
   volatile bool same = false;  // survives a siglongjmp back here
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     // r15 of C code is any value: the guarded loads end on a low or misaligned "OSThread" as on a fault
     uintptr_t osthread = loadPtr_signalSafe(candidate + osthreadOffset_);
     same = load_signalSafe<int32_t>(osthread + threadIdOffset_) == tid;
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
   }
   return same;
 }

@@ -24,12 +24,12 @@ int32_t cFrames_signalSafe(void* ucontext, ASGCT_CallFrame* frames, int32_t max,
                   static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP]), true};
   if (!NativeStack::isNative_signalSafe(regs.pc)) return 0;  // in Java code: nothing to do
   NativeMemory mem{&NativeMemory::direct_signalSafe, nullptr};
-  sigjmp_buf jb;
+  CrashGuard::Region guard;
   volatile int32_t n = 0;  // survives a siglongjmp back here
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     n = NativeStack::walk_signalSafe(mem, &regs, frames, max);
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
     if (n > 0 && !NativeStack::isNative_signalSafe(regs.pc)) *end = SampledRegs{regs.pc, regs.sp, regs.fp, 0};
   }
   return n;

@@ -10,9 +10,10 @@
 namespace candor {
 
 namespace {
-// Initial-exec TLS: reading it in a signal handler never allocates. volatile: the compiler
-// must not drop the stores around the walk (nothing else reads it but the SIGSEGV handler).
-__thread sigjmp_buf* volatile tJump __attribute__((tls_model("initial-exec"))) = nullptr;
+// The innermost armed region of this thread. Initial-exec TLS: reading it in a signal handler never
+// allocates. volatile: the compiler must not drop the stores around the walk (nothing else reads it
+// but the SIGSEGV handler and the handlers of ticks that interrupt the region, on this thread).
+__thread CrashGuard::Region* volatile tRegion __attribute__((tls_model("initial-exec"))) = nullptr;
 
 struct sigaction gPrevious[2];  // the JVM's SIGSEGV and SIGBUS handlers, by slotOf()
 bool gInstalled = false;
@@ -62,30 +63,35 @@ bool CrashGuard::installed() {
   return gInstalled;
 }
 
-void CrashGuard::arm_signalSafe(sigjmp_buf* jb) {
-  tJump = jb;
+// A tick's handler that interrupts arm or disarm between their two steps sees either region in
+// tRegion: each is complete (its outer set before it is published), and the handler's own region
+// puts back exactly what it found.
+void CrashGuard::arm_signalSafe(Region* region) {
+  region->outer = tRegion;
+  signalFence();
+  tRegion = region;
   signalFence();
 }
 
-void CrashGuard::disarm_signalSafe() {
+void CrashGuard::disarm_signalSafe(Region* region) {
   signalFence();
-  tJump = nullptr;
+  tRegion = region->outer;
 }
 
 void CrashGuard::bail_signalSafe() {
-  sigjmp_buf* jb = tJump;
-  if (jb == nullptr) return;
-  tJump = nullptr;
+  Region* region = tRegion;
+  if (region == nullptr) return;
+  tRegion = region->outer;
   addPlain(caught_, uint64_t{1});
-  siglongjmp(*jb, 1);
+  siglongjmp(region->jump, 1);
 }
 
 void CrashGuard::onFault_signalSafe(int sig, siginfo_t* info, void* ucontext) {
-  sigjmp_buf* jb = tJump;
-  if (jb != nullptr) {
-    tJump = nullptr;  // a fault while unwinding must not loop back here
+  Region* region = tRegion;
+  if (region != nullptr) {
+    tRegion = region->outer;  // a fault while unwinding must not loop back into this region
     addPlain(caught_, 1);
-    siglongjmp(*jb, 1);
+    siglongjmp(region->jump, 1);
   }
   forward_signalSafe(sig, info, ucontext);
 }

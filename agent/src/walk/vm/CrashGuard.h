@@ -27,12 +27,23 @@ class CrashGuard {
   static bool install(std::string* why);
   static bool installed();
 
+  // One guarded stretch of reads. Regions nest: a tick's handler can interrupt guarded reads on its
+  // own thread (a thread that ends reads its per-CPU rings in thread context, with walk=copy's
+  // walker, while the wall sampler's signal still reaches it), and its region must hand the guard
+  // back to the one it interrupted, on the way out and after a caught fault alike. (A single
+  // per-thread jump buffer, cleared by the handler's region, left the interrupted reads unguarded:
+  // a JVM crashed in 45 s of ThreadChurn with event=cpu,wall as root.)
+  struct Region {
+    sigjmp_buf jump;
+    Region* outer;  // the region this one interrupted on this thread, or null
+  };
+
   // Signal-handler path: arm before the guarded reads, disarm after. Usage:
-  //   sigjmp_buf jb;
-  //   if (sigsetjmp(jb, 0) == 0) { CrashGuard::arm_signalSafe(&jb); ...; CrashGuard::disarm_signalSafe(); }
-  //   else { /* a fault was caught; already disarmed */ }
-  static void arm_signalSafe(sigjmp_buf* jb);
-  static void disarm_signalSafe();
+  //   CrashGuard::Region r;
+  //   if (sigsetjmp(r.jump, 0) == 0) { CrashGuard::arm_signalSafe(&r); ...; CrashGuard::disarm_signalSafe(&r); }
+  //   else { /* a fault was caught; the guard is back to r.outer's */ }
+  static void arm_signalSafe(Region* region);
+  static void disarm_signalSafe(Region* region);
   // Signal-handler path: when armed, leaves the guarded reads as a caught fault would (counted);
   // unarmed, returns.
   static void bail_signalSafe();

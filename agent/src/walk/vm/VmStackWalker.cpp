@@ -58,12 +58,12 @@ bool idsArePointers(JNIEnv* env) {
   auto value = reinterpret_cast<uintptr_t>(id);
   if (id == nullptr || value < 4096 || (value & 7) != 0) return false;
   MethodIds ids(gLayout);
-  sigjmp_buf jb;
+  CrashGuard::Region guard;
   volatile bool pointers = false;
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     pointers = ids.idOf_signalSafe(*reinterpret_cast<const volatile uintptr_t*>(value)) == id;
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
   }
   return pointers;
 }
@@ -119,25 +119,25 @@ int32_t VmStackWalker::walk_signalSafe(JNIEnv* env, void* ucontext, ASGCT_CallFr
                                        const SampledRegs* cFramesEnd) {
   if (!lv(gEnabled)) return -1;
   uintptr_t thread = reinterpret_cast<uintptr_t>(env) - gLayout.envOffset;
-  sigjmp_buf jb;
+  CrashGuard::Region guard;
   // volatile: the result must survive a siglongjmp back here.
   volatile int32_t result = kWalkFaultCode;
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     result = gWalker.walk_signalSafe(thread, ucontext, frames, max, nullptr, cFramesEnd);
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
   }
   return result;
 }
 
 int32_t VmStackWalker::walkCopy_signalSafe(uintptr_t thread, StackCopy* copy, ASGCT_CallFrame* frames, int32_t max) {
   if (!lv(gEnabled)) return -1;
-  sigjmp_buf jb;
+  CrashGuard::Region guard;
   volatile int32_t result = kWalkFaultCode;
-  if (sigsetjmp(jb, 0) == 0) {
-    CrashGuard::arm_signalSafe(&jb);
+  if (sigsetjmp(guard.jump, 0) == 0) {
+    CrashGuard::arm_signalSafe(&guard);
     result = gWalker.walk_signalSafe(thread, nullptr, frames, max, copy);
-    CrashGuard::disarm_signalSafe();
+    CrashGuard::disarm_signalSafe(&guard);
   }
   return result;
 }
