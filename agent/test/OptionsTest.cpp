@@ -125,7 +125,7 @@ TEST(Options, BadValuesGetOneClearLine) {
   } cases[] = {
       {"interval=abc", "option 'interval' needs a duration such as 1ms, 500us or 10000000 (ns) (got 'abc')"},
       {"interval=1us", "option 'interval' needs a duration of at least 10us (got '1us')"},
-      {"interval", "option 'interval' needs a value (CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms; per-CPU timers run 0.3% under it))"},
+      {"interval", "option 'interval' needs a value (CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms; per-CPU timers run 0.3% under it on average, each CPU within 0.2% of that))"},
       {"event=bogus", "option 'event' needs one of cpu, ctimer, itimer, wall, safepoint, handshake, alloc, lock (got 'bogus')"},
       {"event=cpu,itimer", "event 'itimer' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},
       {"event=wall,safepoint", "event 'safepoint' conflicts with another event of its kind; combine one of cpu/ctimer/itimer with one of wall/safepoint/handshake"},

@@ -1,14 +1,18 @@
 // percpu: the tick grid that says when a CPU's tick fell due, and the switch records that say
-// which thread ran from when (engine/TickGrid.h, engine/PerfSampleRecord.h).
+// which thread ran from when (engine/TickGrid.h, engine/PerfSampleRecord.h), and the CPUs' own
+// timer periods (PerfRingEngine::cpuPeriodNs).
 #include "engine/TickGrid.h"
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "engine/PerfRingEngine.h"
 #include "engine/PerfSampleRecord.h"
 
 using namespace candor;
@@ -83,4 +87,36 @@ TEST(TickGridTest, readsWhichTaskTheCpuSwitchedTo) {
   EXPECT_EQ(time, 5u);
   EXPECT_TRUE(out);
   EXPECT_FALSE(parsePerfSwitch(in.data(), in.size() - 1, &tid, &time, &out));  // cut short
+}
+
+TEST(TickGridTest, everyCpuTicksAtItsOwnPeriodAroundTheInterval) {
+  // Any two CPUs' grids must turn against each other (no phase kept for a run), within the
+  // spread, and the periods' mean must be the interval the ticks are weighed by.
+  for (uint64_t interval : {uint64_t{997'000}, uint64_t{99'700}, uint64_t{10'000}, uint64_t{9'970'000}}) {
+    for (int cpus : {1, 2, 3, 8, 64, 257}) {
+      std::vector<uint64_t> periods;
+      double sum = 0;
+      bool clear = interval - interval * PerfRingEngine::kCpuSpreadPerMille / 2000 >= 10'000;  // of perf's floor
+      for (int cpu = 0; cpu < cpus; cpu++) {
+        uint64_t p = PerfRingEngine::cpuPeriodNs(interval, cpu, cpus);
+        EXPECT_GE(p, uint64_t{10'000});  // perf's least hrtimer period
+        EXPECT_LE(std::abs(static_cast<double>(p) - static_cast<double>(interval)),
+                  static_cast<double>(interval) * PerfRingEngine::kCpuSpreadPerMille / (clear ? 2000.0 : 1000.0) + 1);
+        periods.push_back(p);
+        sum += static_cast<double>(p);
+      }
+      std::vector<uint64_t> sorted = periods;
+      std::sort(sorted.begin(), sorted.end());
+      if (interval * PerfRingEngine::kCpuSpreadPerMille / 1000 >= static_cast<uint64_t>(cpus)) {
+        EXPECT_TRUE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end())
+            << cpus << " CPUs at " << interval << " ns: two share a period";
+      }
+      if (clear) {
+        EXPECT_NEAR(sum / cpus, static_cast<double>(interval), 1.0) << cpus << " CPUs";
+      }
+    }
+  }
+  // Two CPUs at 1 ms: their phase turns through a whole period in about 250 ticks.
+  uint64_t apart = PerfRingEngine::cpuPeriodNs(997'000, 1, 2) - PerfRingEngine::cpuPeriodNs(997'000, 0, 2);
+  EXPECT_GE(apart, uint64_t{3'900});
 }

@@ -32,7 +32,7 @@ const OptionSpec kSpecs[] = {
                     "alone: alloc)"},
     {"lock", true, "also record lock waits (contended synchronized, parks on j.u.c locks) of at least this long: "
                    "lock=10us (default; alone: lock)"},
-    {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms; per-CPU timers run 0.3% under it)"},
+    {"interval", true, "CPU time between samples of a thread: N[ns|us|ms|s] (default 10ms; wall alone: 20ms; per-CPU timers run 0.3% under it on average, each CPU within 0.2% of that)"},
     {"wallinterval", true, "wall/safepoint/handshake sampler period when combined with a CPU event (default 20ms)"},
     {"wallthreads", true, "threads sampled per sampler tick, running ones first (default 16)"},
     {"wallsignal", true, "signal for wall samples (default SIGURG)"},

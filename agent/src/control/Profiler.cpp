@@ -359,6 +359,12 @@ bool Profiler::startEventSamplers(JNIEnv* env, UndoLadder& undo, std::string* wh
   return true;
 }
 
+namespace {
+std::string perMilleAsPercent(int perMille) {  // 3 -> "0.3%"
+  return std::to_string(perMille / 10) + "." + std::to_string(perMille % 10) + "%";
+}
+}  // namespace
+
 // The one line that says what runs: events, interval (and its detune), timers, walker, kernel mode.
 void Profiler::logStarted(const Options& asked) {
   std::string kernel = engine_ ? std::string(" kernel=") + kernelTimeName(engine_->kernelTime()) + " (" +
@@ -367,10 +373,9 @@ void Profiler::logStarted(const Options& asked) {
   std::string alloc = options_.alloc ? " alloc=" + std::to_string(options_.allocIntervalBytes) + "B" : "";
   if (options_.lock) alloc += " lock=" + std::to_string(options_.lockThresholdNs) + "ns";
   std::string detuned = options_.cpuEngine && options_.intervalNs != asked.intervalNs
-                            ? " (" + std::to_string(kPerCpuDetunePerMille / 10) + "." +
-                                  std::to_string(kPerCpuDetunePerMille % 10) + "% under the " +
-                                  std::to_string(asked.intervalNs) +
-                                  "ns asked: per-CPU timers keep no fixed phase against the kernel's tick)"
+                            ? " (" + perMilleAsPercent(kPerCpuDetunePerMille) + " under the " + std::to_string(asked.intervalNs) +
+                                  "ns asked, each CPU's timer within " + perMilleAsPercent(PerfRingEngine::kCpuSpreadPerMille / 2) +
+                                  " of that: per-CPU timers keep no fixed phase against the kernel's tick or each other)"
                             : "";
   logInfo("profiling started: event=%s interval=%lldns%s%s%s%s walk=%s cstack=%s%s, %zu threads", eventsName(options_).c_str(),
           static_cast<long long>(options_.cpuEngine ? options_.intervalNs : options_.samplerIntervalNs), detuned.c_str(),

@@ -115,13 +115,23 @@ bool PerfRingEngine::startEngine(const Options& options, std::string* why) {
   return true;
 }
 
+uint64_t PerfRingEngine::cpuPeriodNs(uint64_t periodNs, int cpu, int cpus) {
+  if (cpus < 2) return periodNs;
+  // Evenly from spread/2 under (CPU 0) to spread/2 over (the last), so their mean is the
+  // interval; at perf's 10 µs floor, upwards from it.
+  auto spread = static_cast<int64_t>(periodNs) * kCpuSpreadPerMille / 1000;
+  int64_t lowest = std::max<int64_t>(static_cast<int64_t>(periodNs) - spread / 2, 10'000);
+  return static_cast<uint64_t>(lowest + spread * cpu / (cpus - 1));
+}
+
 bool PerfRingEngine::openCpuRings(std::string* why) {
   std::lock_guard<std::mutex> lock(mutex_);
   long cpus = sysconf(_SC_NPROCESSORS_CONF);
   for (int cpu = 0; cpu < cpus; cpu++) {
     auto ring = std::make_unique<PerfRing>();
     ring->tid = cpu;
-    ring->grid = TickGrid(tickPeriodNs());
+    ring->periodNs = cpuPeriodNs(tickPeriodNs(), cpu, static_cast<int>(cpus));
+    ring->grid = TickGrid(ring->periodNs);
     std::string cpuWhy;
     if (!openRing(cpu, smallPages_, ring.get(), &cpuWhy)) {
       if (errno == ENODEV) continue;  // an offline CPU
@@ -151,11 +161,12 @@ bool PerfRingEngine::openRing(int tid, size_t pages, PerfRing* ring, std::string
   // Halved until the locked-memory limit lets it be mapped, down to two samples.
   size_t minPages = pagesFor(2 * perfSampleRecordBytes(stackBytes_), pageSize_);
   for (size_t p = pages; p >= minPages; p /= 2) {
-    perf_event_attr attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_, perCpu_, switches_);
+    auto periodNs = static_cast<long long>(ring->periodNs);
+    perf_event_attr attr = sampleAttr(periodNs, stackBytes_, p * pageSize_, perCpu_, switches_);
     int fd = perCpu_ ? perfEventOpenOnCpu(&attr, tid) : perfEventOpen(&attr, tid);
     if (fd < 0 && perCpu_ && switches_ && errno == EINVAL) {  // a kernel before 4.3: no switch records
       switches_ = false;
-      attr = sampleAttr(intervalNs_, stackBytes_, p * pageSize_, perCpu_, false);
+      attr = sampleAttr(periodNs, stackBytes_, p * pageSize_, perCpu_, false);
       fd = perfEventOpenOnCpu(&attr, tid);
     }
     if (fd < 0) {
@@ -207,6 +218,7 @@ bool PerfRingEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   }
   auto ring = std::make_unique<PerfRing>();
   ring->tid = tid;
+  ring->periodNs = tickPeriodNs();
   ring->javaThread = timer->javaThread;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!openRing(tid, smallPages_, ring.get(), why)) return false;
@@ -246,6 +258,7 @@ void PerfRingEngine::disarmThread(ThreadTimer* timer) {
 void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
   ring.large = true;  // once, whether or not it succeeds
   PerfRing bigger;
+  bigger.periodNs = ring.periodNs;
   std::string why;
   // The old event stops before the new one starts, so no tick is sampled twice; the partial
   // period of the old counter is lost once per thread.
@@ -263,7 +276,7 @@ void PerfRingEngine::enlarge(PerfRing& ring, RingConsumer& consumer) {
   ring.lastCpuNs = 0;  // a new event counts from zero
   ring.lostSinceSample = 0;
   ring.filledUp = false;
-  ring.grid = TickGrid(tickPeriodNs());  // and its timer starts a grid of its own
+  ring.grid = TickGrid(ring.periodNs);  // and its timer starts a grid of its own
   enlarged_++;
 }
 
