@@ -285,11 +285,13 @@ class CopyWalkTest {
         if (unprivileged) {  // the rings then fit the unprivileged locked-memory budget (perf_event_mlock_kb)
             jvm.unprivileged();
         }
+        long stealBefore = MachineSteal.nowNs();
         Jvm.Result run = jvm.env("CANDOR_TEST_READER_STALL_MS", "1000")
                 .agent("start,event=cpu,interval=100us,threads,walk=copy,file=" + dir.resolve("ka.collapsed")
                         + ",stats=" + statsFile)
                 .main(KnownAnswer.class, dir.resolve("truth.properties").toString(), "1750", "750")
                 .run(Duration.ofSeconds(90));
+        long stolenNs = MachineSteal.nowNs() - stealBefore;
         assertEquals(0, run.exitCode(), run.describe());
         ProfileStats stats = Profiles.stats(statsFile, run);
         Profiles.assertIdentity(stats, name);
@@ -299,12 +301,15 @@ class CopyWalkTest {
         long threadTicks = stats.perThread().stream().mapToLong(ProfileStats.ThreadStats::ticks).sum();
         double cpuTicks = stats.perThread().stream().mapToLong(ProfileStats.ThreadStats::cpuNs).sum() / (double) intervalNs;
         double counted = (threadTicks + stats.dropped()) / cpuTicks;
+        double countedWithSteal = (threadTicks + stats.dropped()) / (cpuTicks + stolenNs / (double) intervalNs);
         Figures.line(String.format("%s: %d lost in full rings, dropped %d; threads' ticks %d + dropped = %s of their CPU"
-                        + " time over the interval (%.0f ticks); failures %s", name, lost, stats.dropped(), threadTicks,
-                Figures.pct(counted), cpuTicks, Profiles.failures(stats)));
+                        + " time over the interval (%.0f ticks); failures %s; steal %d ms", name, lost, stats.dropped(),
+                threadTicks, Figures.pct(counted), cpuTicks, Profiles.failures(stats), stolenNs / 1_000_000));
         assertTrue(lost >= 0.2 * cpuTicks, name + ": too few samples lost to tell (" + lost + " of " + cpuTicks + ")\n"
                 + run.describe());
         assertTrue(stats.dropped() >= lost, name + ": fewer ticks dropped than samples lost");
-        assertEquals(1.0, counted, 0.1, name + ": ticks and dropped against the threads' CPU time");
+        // above: the machine's steal time too, which perf's cpu-clock counts and the threads' CPU clocks do not
+        assertTrue(counted >= 0.9 && countedWithSteal <= 1.1, name + ": ticks and dropped against the threads' CPU time "
+                + counted + " (with the machine's steal time " + countedWithSteal + ")");
     }
 }

@@ -8,7 +8,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -46,8 +45,10 @@ class CpuCoverageTest {
         if (unprivileged) {
             jvm.unprivileged();
         }
+        long stealBefore = MachineSteal.nowNs();
         Jvm.Result run = jvm.agent("start,interval=1ms,threads,file=" + collapsedFile + ",stats=" + statsFile)
                 .main(HandOff.class, truthFile.toString(), "4", "1").run(Duration.ofSeconds(90));
+        long stolenMs = (MachineSteal.nowNs() - stealBefore) / 1_000_000;
         assertEquals(0, run.exitCode(), run.describe());
         boolean perCpu = run.stderr().contains("percpu: one perf event per CPU");
         if (!unprivileged && Jvm.isRoot()) {
@@ -72,19 +73,28 @@ class CpuCoverageTest {
             assertTrue(expected >= 500, name + ": " + thread + " used only " + expected + " ms of CPU");
             // Within 8% either way. A per-CPU tick that falls due during the partner's switch-out fires in this
             // thread's switch-in; since the kernel's switch records tell the reader, it is left out there and
-            // the partner's CPU clock charges it (the surplus reached 111% before: 98.8-101.7% since).
+            // the partner's CPU clock charges it (the surplus reached 111% before: 98.8-101.7% since). With every CPU's
+            // timer at one period, 4 of 29 runs still got 109-151%: the pair's schedule leant on the phase between the
+            // two CPUs' grids, fixed for the run; each CPU has its own period since (PerfRingEngine::cpuPeriodNs).
+            // Above: the machine's steal time too, which perf's cpu-clock counts and the thread's CPU clock does
+            // not (a fresh clone once gave this pair 117.6%, 288 ms over the truth, on this bursty KVM host).
             double ratio = (double) ticks / expected;
-            assertTrue(ratio >= 0.92 && ratio <= 1.08, name + ": " + thread + " ticks per ms of its CPU " + ratio + ";" + figures);
+            double withSteal = (double) ticks / (expected + stolenMs);
+            assertTrue(ratio >= 0.92 && withSteal <= 1.08, name + ": " + thread + " ticks per ms of its CPU " + ratio
+                    + " (with the machine's steal time " + withSteal + ");" + figures);
             expectedAll += expected;
             ticksAll += ticks;
         }
+        figures.append(" steal ").append(stolenMs).append(" ms;");
         Figures.line(String.format("%s (%s): %d ticks for %d ms of CPU (%s);%s identity %s", name,
                 perCpu ? "percpu" : "timer per thread", ticksAll, expectedAll, Figures.pct((double) ticksAll / expectedAll),
                 figures, stats.identityHolds() ? "holds" : "BROKEN"));
         // The pair's total within 5%, whatever the timers: a tick that falls due while a CPU switches from idle into
         // one of them (they hand off constantly) is left out too (105.0% on JDK 25 before; 100.2-100.3% since).
         double all = (double) ticksAll / expectedAll;
-        assertTrue(all >= 0.95 && all <= 1.05, name + ": ticks per ms of the threads' CPU " + all + ";" + figures);
+        double allWithSteal = (double) ticksAll / (expectedAll + stolenMs);
+        assertTrue(all >= 0.95 && allWithSteal <= 1.05, name + ": ticks per ms of the threads' CPU " + all
+                + " (with the machine's steal time " + allWithSteal + ");" + figures);
     }
 
     static Stream<Arguments> shortThreadModes() {
@@ -123,10 +133,10 @@ class CpuCoverageTest {
             jvm.unprivileged();
         }
         String percpu = mode.startsWith("percpu=no") ? "," + mode : "";
-        long stealBefore = stealNs();
+        long stealBefore = MachineSteal.nowNs();
         Jvm.Result run = jvm.agent("start,interval=1ms" + percpu + ",file=" + dir.resolve("c.collapsed") + ",stats=" + statsFile)
                 .main(dev.candor.itest.stress.ThreadChurn.class, "4").run(Duration.ofSeconds(90));
-        long stolen = stealNs() - stealBefore;
+        long stolen = MachineSteal.nowNs() - stealBefore;
         assertEquals(0, run.exitCode(), run.describe());
         boolean perCpu = run.stderr().contains("percpu: one perf event per CPU");
         assertEquals(mode.equals("default"), perCpu, name + ": timers\n" + run.describe());
@@ -147,16 +157,6 @@ class CpuCoverageTest {
                 + ratio + " (with the machine's steal time " + withSteal + ")");
         if (!perCpu) {
             assertTrue(cpuUnsampled > 0, name + ": the threads' last parts are named cpu_unsampled");
-        }
-    }
-
-    /** The machine's steal time so far (/proc/stat's steal column, in USER_HZ = 100 ticks), in ns; 0 if unknown. */
-    static long stealNs() {
-        try {
-            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-            return f.length > 8 ? Long.parseLong(f[8]) * 10_000_000L : 0;
-        } catch (Exception e) {
-            return 0;
         }
     }
 }
