@@ -35,30 +35,41 @@ class LabelsTest {
     /**
      * Requests of 3 ms, and of 100 us as a busy service has them: the root default (percpu) reads its
      * samples up to 50 ms late and asks each thread's label history for their set; kept to 64 changes,
-     * that history gave 100 us scopes' samples candor.labels=unknown (78% of them).
+     * that history gave 100 us scopes' samples candor.labels=unknown (78% of them). And 100 us requests
+     * as an unprivileged user, as most services run: a perf timer per thread, and kernel time settled as
+     * [kernel_unsampled] on the stacks of system calls, which must take those stacks' labels.
      */
     static Stream<Arguments> cases() {
-        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, 3000), Arguments.of(jdk, 100)));
+        return Jdks.all().stream().flatMap(jdk -> Stream.of(Arguments.of(jdk, 3000, false), Arguments.of(jdk, 100, false),
+                Arguments.of(jdk, 100, true)));
     }
 
-    @ParameterizedTest(name = "{0} {1} us requests")
+    @ParameterizedTest(name = "{0} {1} us requests unprivileged={2}")
     @MethodSource("cases")
-    void labelSharesMatchTheTruth(Jdks.Jdk jdk, int requestUs) throws Exception {
+    void labelSharesMatchTheTruth(Jdks.Jdk jdk, int requestUs, boolean unprivileged) throws Exception {
         jdk.assumePresent();
-        String name = "labels " + jdk + (requestUs == 3000 ? "" : " " + requestUs + " us requests");
-        Path dir = Build.runDir("labels-" + jdk.label() + (requestUs == 3000 ? "" : "-" + requestUs + "us"));
+        String name = "labels " + jdk + (requestUs == 3000 ? "" : " " + requestUs + " us requests")
+                + (unprivileged ? " unprivileged" : "");
+        Path dir = Build.runDir("labels-" + jdk.label() + (requestUs == 3000 ? "" : "-" + requestUs + "us")
+                + (unprivileged ? "-unprivileged" : ""));
         Path truthFile = dir.resolve("truth.properties");
         Path collapsedFile = dir.resolve("l.collapsed");
         Path jfrFile = dir.resolve("l.jfr");
         Path statsFile = dir.resolve("l.json");
         Path otlpFile = dir.resolve("l.otlp");
-        Jvm.Result run = Jvm.of(jdk, dir)
+        Jvm jvm = Jvm.of(jdk, dir);
+        if (unprivileged) {
+            jvm.unprivileged();
+        }
+        Jvm.Result run = jvm
                 .agent("start,event=cpu,interval=1ms,split=label:endpoint,file=" + collapsedFile + ",file=" + jfrFile
                         + ",file=" + otlpFile + ",stats=" + statsFile)
                 .main(Labelled.class.getName(), ApiTest.classpath(), truthFile.toString(), "1400", "600", "500",
                         String.valueOf(requestUs))
                 .run(Duration.ofSeconds(120));
         assertEquals(0, run.exitCode(), run.describe());
+        boolean perCpu = run.stderr().contains("percpu: one perf event per CPU");
+        assertTrue(!unprivileged || !perCpu, name + ": an unprivileged run has no per-CPU timers\n" + run.describe());
         Properties truth = Profiles.truth(truthFile, run);
         double a = Profiles.truthLong(truth, "cpu_a_ns");
         double b = Profiles.truthLong(truth, "cpu_b_ns");
