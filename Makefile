@@ -158,7 +158,9 @@ test-asan: tools test-tsan
 		-Dcandor.stress.skip=alloc-zgc,alloc-zgc-alloc-lock -Dsurefire.failIfNoSpecifiedTests=false
 # (the ZGC cases are skipped: ZGC cannot reserve its heap's address ranges beside ASan's shadow memory.)
 
-# The full stress matrix: every case for STRESS_SECONDS on JDK 17 and 25, start/stop 200 times.
+# The full stress matrix: every case for STRESS_SECONDS on JDK 17 and 25, start/stop 200 times
+# (36 JVMs: the test fork's timeout is raised to fit them).
 stress: all
 	@$(MVN) verify -pl itest -am -Dcandor.build=$(BUILD) -Dcandor.stress=full -Dcandor.stress.seconds=$(STRESS_SECONDS) \
+		-Ditest.forkTimeoutSeconds=$$(( 40 * ($(STRESS_SECONDS) + 15) + 600 )) \
 		-Dtest=StressTest -Dsurefire.failIfNoSpecifiedTests=false

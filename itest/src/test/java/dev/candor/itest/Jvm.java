@@ -53,8 +53,8 @@ final class Jvm {
 
     /**
      * Runs the JVM as an unprivileged user, as most production JVMs run: when the tests run as root,
-     * as user nobody without capabilities (setpriv), the run directory made writable for it; when
-     * they do not run as root, as themselves.
+     * as user nobody without capabilities (setpriv), the run directory made writable for it and the
+     * classpath's jars it could not read copied into it; when they do not run as root, as themselves.
      */
     Jvm unprivileged() throws IOException {
         unprivileged = true;
@@ -66,6 +66,37 @@ final class Jvm {
 
     static boolean isRoot() {
         return "root".equals(System.getProperty("user.name"));
+    }
+
+    /**
+     * The classpath with each jar that user nobody cannot read (root's local Maven repository, under a
+     * home only root may enter) copied into the run directory, which it can.
+     */
+    private Path readableByOthers(Path cp) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String entry : cp.toString().split(":")) {
+            Path p = Path.of(entry).toAbsolutePath();
+            if (Files.isRegularFile(p) && !othersCanRead(p)) {
+                Path copy = dir.resolve(p.getFileName());
+                Files.copy(p, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                copy.toFile().setReadable(true, false);
+                p = copy;
+            }
+            out.add(p.toString());
+        }
+        return Path.of(String.join(":", out));
+    }
+
+    private static boolean othersCanRead(Path file) throws IOException {
+        if (!Files.getPosixFilePermissions(file).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+            return false;
+        }
+        for (Path d = file.getParent(); d != null; d = d.getParent()) {
+            if (!Files.getPosixFilePermissions(d).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Runs the JVM with at most {@code n} open files (RLIMIT_NOFILE soft and hard, via prlimit). */
@@ -114,6 +145,9 @@ final class Jvm {
 
     /** Starts the JVM with stdout and stderr going to files in the run directory. */
     Started start() throws IOException {
+        if (unprivileged && isRoot()) {
+            classpath = readableByOthers(classpath);
+        }
         List<String> cmd = command();
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");

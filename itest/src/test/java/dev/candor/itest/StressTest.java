@@ -44,10 +44,15 @@ import static org.junit.jupiter.api.Assertions.fail;
  * -Dcandor.stress=full} ({@code make stress}) runs each for {@code candor.stress.seconds} (45 s,
  * the JVM bounded to 60 s) and the start/stop case for 200 cycles. Results are appended to
  * {@code target/stress-results.tsv}. {@code candor.stress.cases=a,b} runs only those cases,
- * {@code candor.stress.skip=a,b} all but those.
+ * {@code candor.stress.skip=a,b} all but those, {@code candor.stress.options=percpu=no} adds agent options,
+ * {@code candor.stress.unprivileged=true} runs the JVMs as user nobody.
  */
 class StressTest {
     static final String INTERVAL = System.getProperty("candor.stress.interval", "100us");
+    /** More agent options for every case but start/stop, e.g. {@code percpu=no} or {@code event=ctimer}. */
+    static final String MORE_OPTIONS = System.getProperty("candor.stress.options", "");
+    /** {@code candor.stress.unprivileged=true}: every case but start/stop as user nobody (perf_event_paranoid 2). */
+    static final boolean UNPRIVILEGED = Boolean.getBoolean("candor.stress.unprivileged");
 
     static boolean full() {
         return "full".equalsIgnoreCase(System.getProperty("candor.stress", ""));
@@ -68,11 +73,21 @@ class StressTest {
     /**
      * One stress case: a workload and the JVM options it runs with; minFeature 21 for virtual
      * threads; `events`, more agent events beside cpu (alloc and lock at their most eager: every
-     * contended wait, an allocation sample per 16 kB).
+     * contended wait, an allocation sample per 16 kB); `samplers`, the sampler-thread events instead
+     * of or beside cpu (`event=wall`, `safepoint`, `handshake`: at the case's interval when alone, a
+     * global safepoint or a handshake every 100 us; `wallinterval=1ms` beside cpu).
      */
-    record Case(String name, Class<?> main, int minFeature, List<String> jvmArgs, String events) {
+    record Case(String name, Class<?> main, int minFeature, List<String> jvmArgs, String events, String samplers) {
         Case(String name, Class<?> main, int minFeature, List<String> jvmArgs) {
-            this(name, main, minFeature, jvmArgs, "");
+            this(name, main, minFeature, jvmArgs, "", "");
+        }
+
+        Case(String name, Class<?> main, int minFeature, List<String> jvmArgs, String events) {
+            this(name, main, minFeature, jvmArgs, events, "");
+        }
+
+        static Case sampled(String name, Class<?> main, int minFeature, String samplers) {
+            return new Case(name, main, minFeature, List.of(), "", samplers);
         }
 
         @Override
@@ -95,6 +110,11 @@ class StressTest {
             new Case("threadchurn-alloc-lock", ThreadChurn.class, 17, List.of(), ",alloc=16k,lock=0"),
             new Case("virtualthreads-alloc-lock", VirtualThreads.class, 21, List.of(), ",alloc=16k,lock=0"),
             new Case("alloc-zgc-alloc-lock", AllocStorm.class, 17, List.of("-XX:+UseZGC"), ",alloc=16k,lock=0"),
+            Case.sampled("threadchurn-wall", ThreadChurn.class, 17, ",event=cpu,wall,wallinterval=1ms"),
+            Case.sampled("virtualthreads-wall", VirtualThreads.class, 21, ",event=cpu,wall,wallinterval=1ms"),
+            Case.sampled("deoptstorm-safepoint", DeoptStorm.class, 17, ",event=safepoint"),
+            Case.sampled("classstorm-handshake", ClassStorm.class, 17, ",event=handshake"),
+            Case.sampled("exceptionstorm-wall", ExceptionStorm.class, 17, ",event=wall"),
             new Case("startstop", StartStop.class, 17, List.of("-Djdk.attach.allowAttachSelf=true")));
 
     static Stream<Arguments> matrix() {
@@ -144,10 +164,14 @@ class StressTest {
         // samples shallower; the storm itself is a known problem (issue notes).
         String depth = c.main() == StackOverflow.class ? ",depth=256" : "";
         Jvm jvm = Jvm.of(jdk, dir)
-                .agent("start,interval=" + INTERVAL + depth + c.events() + ",file=" + collapsedFile + ",file=" + jfrFile
+                .agent("start,interval=" + INTERVAL + depth + c.samplers() + c.events()
+                        + (MORE_OPTIONS.isBlank() ? "" : "," + MORE_OPTIONS) + ",file=" + collapsedFile + ",file=" + jfrFile
                         + ",stats=" + statsFile)
                 .jvmArg(c.jvmArgs().toArray(String[]::new))
                 .main(c.main(), args.toArray(String[]::new));
+        if (UNPRIVILEGED) {
+            jvm.unprivileged();
+        }
         Jvm.Result run = jvm.run(Duration.ofSeconds((long) secs + 60));
         String workload = workloadLine(run);
         assertSurvived(run, dir, name);
@@ -161,6 +185,9 @@ class StressTest {
         }
         assertEquals(stats.ticks(), profile.total(), name + ": collapsed samples vs stats ticks");
         assertTrue(stats.ticks() > 0, name + ": no ticks at all\n" + run.describe());
+        if (!c.samplers().isEmpty()) {
+            assertKindsAddUp(name, statsFile, profile, c.samplers().contains("cpu,"));
+        }
         // The JFR recording of the same run: intact, and its samples (failed ticks included) weigh the ticks.
         assertTrue(Files.isRegularFile(jfrFile), name + ": no " + jfrFile + "\n" + run.describe());
         Recording jfr = ProfileReader.read(jfrFile);
@@ -172,6 +199,31 @@ class StressTest {
             }
         }
         assertEquals(stats.ticks(), weight, name + ": JFR samples " + jfr.eventCounts() + " vs stats ticks");
+    }
+
+    /**
+     * Each sampler's ticks add up, and every kind took samples; with cpu beside wall, the profile keeps them
+     * apart under [cpu] and [wall] roots, each root weighing its kind's ticks.
+     */
+    private static void assertKindsAddUp(String name, Path statsFile, CollapsedProfile profile, boolean beside)
+            throws IOException {
+        com.fasterxml.jackson.databind.JsonNode kinds = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(statsFile.toFile()).path("kinds");
+        StringBuilder figures = new StringBuilder();
+        kinds.fields().forEachRemaining(e -> {
+            com.fasterxml.jackson.databind.JsonNode k = e.getValue();
+            long ticks = k.path("ticks").asLong();
+            assertEquals(ticks, k.path("recorded").asLong() + k.path("failed").asLong() + k.path("dropped").asLong(),
+                    name + ": " + e.getKey() + " samples add up: " + k);
+            assertTrue(ticks > 0, name + ": no " + e.getKey() + " samples: " + kinds);
+            if (beside) {
+                String root = "[" + e.getKey() + "]";
+                assertEquals(ticks, profile.count(st -> st.frames().get(0).equals(root)), name + ": the profile under " + root);
+            }
+            figures.append(' ').append(e.getKey()).append(' ').append(ticks);
+        });
+        assertTrue(kinds.size() == (beside ? 2 : 1), name + ": sample kinds " + kinds);
+        Figures.line(name + ": ticks by kind" + figures);
     }
 
     private static void assertEventsAddUp(String name, Path dir, Path statsFile, Path jfrFile, CollapsedProfile cpu,
