@@ -144,6 +144,33 @@ class LockProfileTest {
         assertFalse(run.stderr().contains("Re-registering"), name + ": HotSpot's re-binding warning is silenced");
     }
 
+    /**
+     * A thread's exit waits for the monitor of its own Thread object while a joiner holds it (HotSpot's
+     * ensure_join), with no Java frame left: the wait keeps its class on an empty stack on both JDKs, as
+     * JDK 17's GetStackTrace gives it, where JDK 21+ refuse the exiting thread (it was the thread_exit
+     * failure, 99.98% of the lock samples of a churn of joined threads on JDK 25).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void waitsOfExitingThreadsKeepTheirClass(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "lock at thread exit " + jdk;
+        Path dir = Build.runDir("lock-exit-" + jdk.label());
+        Path collapsedFile = dir.resolve("l.collapsed");
+        Path statsFile = dir.resolve("l.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=lock,lock=0,file=" + collapsedFile + ",stats=" + statsFile)
+                .main(dev.candor.itest.stress.ThreadChurn.class, "3").run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        JsonNode lock = new ObjectMapper().readTree(statsFile.toFile()).path("kinds").path("lock");
+        CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
+        long atExit = profile.count(st -> st.frames().equals(List.of("java.lang.Thread")));
+        Figures.line(String.format("%s: %d lock samples, %d failed; %.1f ms waited on a bare java.lang.Thread of %.1f ms",
+                name, lock.path("ticks").asLong(), lock.path("failed").asLong(), atExit / 1e6, profile.total() / 1e6));
+        assertEquals(0, lock.path("failed").asLong(), name + ": failed lock samples " + lock);
+        assertTrue(atExit > 0, name + ": no wait of an exiting thread on its Thread's monitor\n" + run.describe());
+    }
+
     /** The JDK's own lock events (settings=profile: monitor enters and parks of 10 ms or more) read as lock waits. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
