@@ -45,7 +45,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the JVM bounded to 60 s) and the start/stop case for 200 cycles. Results are appended to
  * {@code target/stress-results.tsv}. {@code candor.stress.cases=a,b} runs only those cases,
  * {@code candor.stress.skip=a,b} all but those, {@code candor.stress.options=percpu=no} adds agent options,
- * {@code candor.stress.unprivileged=true} runs the JVMs as user nobody.
+ * {@code candor.stress.unprivileged=true} runs the JVMs as user nobody, {@code candor.stress.cpuEvent=ctimer}
+ * (or {@code itimer}) takes the CPU samples with that engine instead of perf events.
  */
 class StressTest {
     static final String INTERVAL = System.getProperty("candor.stress.interval", "100us");
@@ -53,6 +54,11 @@ class StressTest {
     static final String MORE_OPTIONS = System.getProperty("candor.stress.options", "");
     /** {@code candor.stress.unprivileged=true}: every case but start/stop as user nobody (perf_event_paranoid 2). */
     static final boolean UNPRIVILEGED = Boolean.getBoolean("candor.stress.unprivileged");
+    /**
+     * {@code candor.stress.cpuEvent=ctimer|itimer}: the CPU engine of every case that samples CPU (the engines
+     * of a container that refuses perf events); cpu, the default, is perf's.
+     */
+    static final String CPU_EVENT = System.getProperty("candor.stress.cpuEvent", "cpu");
 
     static boolean full() {
         return "full".equalsIgnoreCase(System.getProperty("candor.stress", ""));
@@ -164,7 +170,7 @@ class StressTest {
         // samples shallower; the storm itself is a known problem (issue notes).
         String depth = c.main() == StackOverflow.class ? ",depth=256" : "";
         Jvm jvm = Jvm.of(jdk, dir)
-                .agent("start,interval=" + INTERVAL + depth + c.samplers() + c.events()
+                .agent("start,interval=" + INTERVAL + depth + cpuEvent(c.samplers()) + c.events()
                         + (MORE_OPTIONS.isBlank() ? "" : "," + MORE_OPTIONS) + ",file=" + collapsedFile + ",file=" + jfrFile
                         + ",stats=" + statsFile)
                 .jvmArg(c.jvmArgs().toArray(String[]::new))
@@ -175,6 +181,10 @@ class StressTest {
         Jvm.Result run = jvm.run(Duration.ofSeconds((long) secs + 60));
         String workload = workloadLine(run);
         assertSurvived(run, dir, name);
+        if (!cpuEvent(c.samplers()).equals(c.samplers())) {
+            assertTrue(run.stderr().contains("profiling started: event=" + CPU_EVENT), name + ": ran " + CPU_EVENT + "\n"
+                    + run.describe());
+        }
         ProfileStats stats = Profiles.stats(statsFile, run);
         CollapsedProfile profile = Profiles.collapsed(collapsedFile, run);
         report(name, jdk, c, run, stats, profile.total(), workload);
@@ -199,6 +209,17 @@ class StressTest {
             }
         }
         assertEquals(stats.ticks(), weight, name + ": JFR samples " + jfr.eventCounts() + " vs stats ticks");
+    }
+
+    /**
+     * The case's event option with the CPU engine {@link #CPU_EVENT}: {@code ,event=ctimer} for a case with no event
+     * option, {@code ,event=ctimer,wall} for one with {@code ,event=cpu,wall}; a sampler alone stays alone.
+     */
+    static String cpuEvent(String samplers) {
+        if (CPU_EVENT.equals("cpu")) {
+            return samplers;
+        }
+        return samplers.isEmpty() ? ",event=" + CPU_EVENT : samplers.replace("event=cpu,", "event=" + CPU_EVENT + ",");
     }
 
     /**
