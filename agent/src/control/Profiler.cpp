@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -619,6 +620,22 @@ void Profiler::logDroppedHint() {
           options_.ringSize);
 }
 
+void Profiler::logRateHint(const ProfileReport& r) {
+  // ctimer and itimer are POSIX CPU-time timers, which the kernel checks only at its tick (1-10 ms
+  // by CONFIG_HZ; 4 ms here): asked for less, they take a tick's worth of CPU per sample, and the
+  // rate the user asked for is silently out of reach. The summary and the stats give the rate;
+  // this line says why and what to do. (Short-lived threads lower the rate too, which this line
+  // cannot tell apart; at 10 ms and above only they can.)
+  if (!options_.cpuEngine || options_.engine == EngineKind::kCpu || options_.intervalNs >= 10'000'000) return;
+  double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
+  if (r.cpuTicks() < 100 || achieved <= 0 || achieved >= requested / 2) return;
+  logInfo("event=%s took %.0f samples per CPU-second of the %.0f that interval=%lldns asks (%.1f%%): the kernel fires "
+          "CPU-time timers only at its tick, here about every %.1f ms of a thread's CPU; ask interval=%.0fms, or "
+          "event=cpu (perf events) to sample faster",
+          engineName(options_.engine), achieved, requested, static_cast<long long>(options_.intervalNs),
+          100.0 * achieved / requested, 1000.0 / achieved, std::ceil(1000.0 / achieved));
+}
+
 bool Profiler::dump(const std::vector<std::string>& files, std::string* why) {
   std::lock_guard<std::mutex> lock(commandMutex_);
   if (!running_) {
@@ -809,6 +826,7 @@ void Profiler::writeOutputsLocked(bool final, const std::vector<std::string>& pa
   bool jfrPath = writeReportFiles(report, paths, options_.statsFile, stamp);
   if (jfrPath && jfr_ && !jfrClosed) jfr_->flush(report, final);
   if (final) {
+    logRateHint(report);
     accounting_.setListener(nullptr);
     jfr_.reset();
     pusher_.reset();

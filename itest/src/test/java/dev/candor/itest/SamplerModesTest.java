@@ -21,6 +21,7 @@ import java.util.Properties;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -197,6 +198,32 @@ class SamplerModesTest {
                 name, latency.get("count").asLong(), latency.get("p50_ns").asLong() / 1e3,
                 latency.get("p99_ns").asLong() / 1e3, latency.get("max_ns").asLong() / 1e3));
         assertSaneLatency(latency, name);
+        assertFalse(run.stderr().contains("CPU-time timers only at its tick"), name + ": no rate hint at 10 ms\n"
+                + run.describe());
+    }
+
+    /**
+     * ctimer asked for 1 ms: the kernel checks CPU-time timers at its tick (4 ms here), so it takes about a quarter
+     * of the samples asked; the stop says why, with the rate it took and what to ask instead.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void ctimerUnderTheKernelTickSaysSo(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "ctimer at 1 ms " + jdk;
+        Path dir = Build.runDir("ctimer-1ms-" + jdk.label());
+        Path statsFile = dir.resolve("ctimer.json");
+        Jvm.Result run = Jvm.of(jdk, dir)
+                .agent("start,event=ctimer,interval=1ms,file=" + dir.resolve("ctimer.collapsed") + ",stats=" + statsFile)
+                .main(dev.candor.itest.stress.DeoptStorm.class, "2")
+                .run(Duration.ofSeconds(60));
+        assertEquals(0, run.exitCode(), run.describe());
+        double rate = json(statsFile).get("samples_per_cpu_second").asDouble();
+        String hint = run.stderr().lines().filter(l -> l.contains("CPU-time timers only at its tick")).findFirst().orElse("");
+        Figures.line(String.format("%s: %.0f samples per CPU-second of 1000; %s", name, rate, hint));
+        assertTrue(rate < 500, name + ": the kernel tick no longer limits ctimer? " + rate);
+        assertTrue(hint.startsWith("candor: event=ctimer took ") && hint.contains(" samples per CPU-second of the 1000 ")
+                && hint.contains("ask interval="), name + ": the stop line says why\n" + run.describe());
     }
 
     @ParameterizedTest(name = "{0}")
