@@ -81,7 +81,7 @@ class Profiler {
   // Writer thread, about once a second: whether another handler took candor's signals over since.
   void watchSignals();
   void logDroppedHint();  // at stop, when more than 1% of the ticks were dropped
-  void logRateHint(const ProfileReport& r);  // at stop, when ctimer/itimer took under half the ticks asked
+  void logRateHint(const ProfileReport& r);  // at stop, when ctimer/itimer sample coarser than asked
   void logReplacedSignal();  // once per signal taken over
   // Writer thread about once a second, and stop(): charges the CPU ticks a taken-over CPU signal
   // no longer brings to signal_lost (LostSignalTicks).

@@ -50,6 +50,12 @@ void CTimerEngine::disarmThread(ThreadTimer* timer) {
   timer->armed = false;
 }
 
+void CTimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) {
+  Engine::readTicks_signalSafe(info, tid, batch);
+  // Only the timer's own signals carry an overrun (a signal sent by other code does not).
+  if (info->si_code == SI_TIMER && info->si_overrun > 0) batch->unrecorded = static_cast<uint64_t>(info->si_overrun);
+}
+
 void CTimerEngine::rearm_signalSafe(const siginfo_t* info) {
   // Raw syscalls: the kernel's timer id travels in si_timerid, and glibc's timer_t wrapper
   // would not accept it.
