@@ -48,13 +48,10 @@ void JvmtiWalker::recordValued(int tid, SampleKind kind, ThreadState state, cons
   // ensure_join, while a joiner holds it), and JDK 21+ refuse GetStackTrace there, where JDK 17 gives
   // 0 frames. Either way the wait keeps its lock's class on an empty stack, as JFR records it (a
   // churn of joined threads put 99.98% of its lock samples in thread_exit on JDK 25, none on 17).
-  if (error == JVMTI_ERROR_THREAD_NOT_ALIVE) {
-    count = 0;
-    error = JVMTI_ERROR_NONE;
-  }
+  if (error == JVMTI_ERROR_THREAD_NOT_ALIVE) count = 0;
   if (error == JVMTI_ERROR_WRONG_PHASE) {
     slot->numFrames = -8;  // thread_exit: the VM is past its live phase
-  } else if (error != JVMTI_ERROR_NONE) {
+  } else if (error != JVMTI_ERROR_NONE && error != JVMTI_ERROR_THREAD_NOT_ALIVE) {
     slot->numFrames = -7;  // unknown_state
   } else {
     // The allocated or locked class is the innermost frame, above the method that allocated

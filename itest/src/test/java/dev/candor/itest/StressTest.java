@@ -169,8 +169,9 @@ class StressTest {
         // 8-40 s instead of 2.6 s, at any commit). This case tests signals in the guard zones, so it
         // samples shallower; the storm itself is a known problem (issue notes).
         String depth = c.main() == StackOverflow.class ? ",depth=256" : "";
+        String samplers = cpuEvent(c.samplers());
         Jvm jvm = Jvm.of(jdk, dir)
-                .agent("start,interval=" + INTERVAL + depth + cpuEvent(c.samplers()) + c.events()
+                .agent("start,interval=" + INTERVAL + depth + samplers + c.events()
                         + (MORE_OPTIONS.isBlank() ? "" : "," + MORE_OPTIONS) + ",file=" + collapsedFile + ",file=" + jfrFile
                         + ",stats=" + statsFile)
                 .jvmArg(c.jvmArgs().toArray(String[]::new))
@@ -181,7 +182,7 @@ class StressTest {
         Jvm.Result run = jvm.run(Duration.ofSeconds((long) secs + 60));
         String workload = workloadLine(run);
         assertSurvived(run, dir, name);
-        if (!cpuEvent(c.samplers()).equals(c.samplers())) {
+        if (!samplers.equals(c.samplers())) {
             assertTrue(run.stderr().contains("profiling started: event=" + CPU_EVENT), name + ": ran " + CPU_EVENT + "\n"
                     + run.describe());
         }
