@@ -12,7 +12,10 @@ A configuration is named by a string (`--configs` takes these names):
                             kernel sampling refused as perf refuses it to an unprivileged user (its kernel time counted
                             from the CPU clock and placed at system calls), -unprivtick: the same with that kernel time
                             placed at each thread's next tick (the placement before 2026-11-27), -jfr: a .jfr output
-                            beside the collapsed one (the writer's JFR chunks, whose stalls fill the sample ring)
+                            beside the collapsed one (the writer's JFR chunks, whose stalls fill the sample ring),
+                            -ctimer: `event=ctimer` instead of cpu (a POSIX CPU-time timer per thread, checked at the
+                            kernel's tick; each signal weighs the intervals it stands for), -itimer: `event=itimer`
+                            (the process-wide setitimer, weighed from the process's CPU clock)
   the keys of PEERS         candor's wall sampler, async-profiler, JFR
 """
 
@@ -21,20 +24,25 @@ INTERVALS = {"10ms": 10_000_000, "1ms": 1_000_000, "100us": 100_000}
 # (Profiler.cpp kPerCpuDetunePerMille)
 PER_CPU_DETUNE_PER_MILLE = 3
 NOSIG = "-timer-only"  # floor config suffix: perf counter overflowing without a signal
-WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events", "unpriv", "unprivtick", "jfr")
+WALKS = ("agct", "vm", "remote", "copy", "percpu", "thread", "copy32k", "events", "unpriv", "unprivtick", "jfr", "ctimer", "itimer")
 # what each non-walk variant adds to the option string
 VARIANT_OPTIONS = {"jfr": "", "percpu": "percpu", "thread": "percpu=no", "copy32k": "percpu,stackcopy=32k",
-                   "events": "alloc=512k,lock=10us", "unpriv": "percpu=no", "unprivtick": "percpu=no"}
+                   "events": "alloc=512k,lock=10us", "unpriv": "percpu=no", "unprivtick": "percpu=no",
+                   "ctimer": "", "itimer": ""}
 # what a variant's label adds to its options
 VARIANT_LABELS = {"jfr": ", with a .jfr output", "unpriv": ", kernel refused (placed at system calls)",
-                  "unprivtick": ", kernel refused (placed at the next tick)"}
+                  "unprivtick": ", kernel refused (placed at the next tick)",
+                   "ctimer": " (event=ctimer)", "itimer": " (event=itimer)"}
 # the agent's test switches a variant sets in the JVM's environment
 VARIANT_ENV = {"unpriv": {"CANDOR_TEST_NO_KERNEL_SAMPLING": "1"},
                "unprivtick": {"CANDOR_TEST_NO_KERNEL_SAMPLING": "1", "CANDOR_TEST_KERNEL_AT_NEXT_TICK": "1"}}
 # the walker and timers (the stats' "walker", "timers") a variant must have run with; None: not checked
 VARIANT_EXPECTS = {"percpu": ("copy", "per-cpu"), "copy32k": ("copy", "per-cpu"), "thread": (None, "per-thread"),
                    "events": (None, None), "unpriv": (None, "per-thread"), "unprivtick": (None, "per-thread"),
-                   "jfr": (None, None)}
+                   "jfr": (None, None), "ctimer": (None, "per-thread"),
+                   "itimer": (None, None)}
+# the engine a variant runs instead of event=cpu
+VARIANT_EVENT = {"ctimer": "ctimer", "itimer": "itimer"}
 
 # async-profiler from Maven Central (tools.profiler:async-profiler): the newest that resolves here
 AP_VERSION = "4.6"
@@ -54,6 +62,7 @@ PEERS = {
     # has no collapsed profile to compare
     "ap-events-1ms":     {"kind": "ap", "event": "cpu", "interval": "1ms", "alloc": "512k", "lock": "10us",
                           "label": "async-profiler cpu 1ms alloc=512k lock=10us (JFR)", "floor": "1ms"},
+    "ap-ctimer-1ms":     {"kind": "ap", "event": "ctimer", "interval": "1ms", "label": "async-profiler ctimer 1ms", "floor": "1ms"},
     "ap-itimer-10ms":    {"kind": "ap", "event": "itimer", "interval": "10ms", "label": "async-profiler itimer 10ms", "floor": "10ms"},
     "ap-itimer-1ms":     {"kind": "ap", "event": "itimer", "interval": "1ms", "label": "async-profiler itimer 1ms", "floor": "1ms"},
     "jfr-profile":       {"kind": "jfr", "label": "JFR settings=profile (10 ms Java, 20 ms native)", "floor": "10ms"},

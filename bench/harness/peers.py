@@ -136,8 +136,9 @@ class Profilers:
         return "-agentpath:%s=%s" % (self.lib, options)
 
     def candor_options(self, cfg, collapsed, stats):
-        opts = "start,event=cpu,interval=%s,file=%s,stats=%s,quiet" % (configs.candor_interval(cfg), collapsed, stats)
         walk = configs.candor_walk(cfg)
+        opts = "start,event=%s,interval=%s,file=%s,stats=%s,quiet" % (
+            configs.VARIANT_EVENT.get(walk, "cpu"), configs.candor_interval(cfg), collapsed, stats)
         if walk == "jfr":  # its file beside the collapsed one
             opts += ",file=" + os.path.splitext(collapsed)[0] + ".jfr"
         elif walk:

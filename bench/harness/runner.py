@@ -9,7 +9,7 @@ import sys
 import time
 
 from . import configs, machine, peers, procs, results, summary, targets
-from .configs import INTERVALS, NOSIG, PER_CPU_DETUNE_PER_MILLE, SELF_RE, VARIANT_EXPECTS, candor_interval, candor_walk
+from .configs import INTERVALS, NOSIG, PER_CPU_DETUNE_PER_MILLE, SELF_RE, VARIANT_EVENT, VARIANT_EXPECTS, candor_interval, candor_walk
 from .procs import OUT, REPO, log, run_measured
 from .render import fmt_ms
 from .serverphase import ServerPhase
@@ -137,7 +137,8 @@ class Bench:
         parts = s.get("recorded", 0) + s.get("dropped", 0) + sum((s.get("failures") or {}).values())
         if ticks != parts:
             self.anomaly("%s: ticks %d != recorded + dropped + failures = %d" % (what, ticks, parts))
-        if s.get("engine") != ("cpu+alloc+lock" if candor_walk(r["config"]) == "events" else "cpu"):
+        want_engine = {"events": "cpu+alloc+lock"}.get(candor_walk(r["config"]), VARIANT_EVENT.get(candor_walk(r["config"]), "cpu"))
+        if s.get("engine") != want_engine:
             self.anomaly("%s: engine is %r" % (what, s.get("engine")))
         want = INTERVALS[candor_interval(r["config"])]
         if s.get("timers") == "per-cpu":  # per-CPU timers run 0.3% short of the interval asked (README, percpu)
