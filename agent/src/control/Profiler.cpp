@@ -622,11 +622,12 @@ void Profiler::logDroppedHint() {
 
 void Profiler::logRateHint(const ProfileReport& r) {
   // ctimer and itimer are POSIX CPU-time timers, which the kernel checks only at its tick (1-10 ms
-  // by CONFIG_HZ; 4 ms here). Asked for less, itimer takes a tick's worth of CPU per sample and the
-  // rate asked is out of reach; ctimer keeps it, each signal weighing the intervals it stands for
-  // (si_overrun), but its stacks are no finer than the tick. The summary and the stats give the
-  // rate and the merged ticks; this line says why and what to do. (Short-lived threads lower the
-  // rate too, which this line cannot tell apart; at 10 ms and above only they can.)
+  // by CONFIG_HZ; 4 ms here). Asked for less, both keep the rate, each signal weighing the
+  // intervals it stands for (ctimer: si_overrun; itimer: the process's CPU clock), but their stacks
+  // are no finer than the tick; a jittered ctimer re-arms one-shot timers, which count no overrun,
+  // and takes a tick's worth of CPU per sample. The summary and the stats give the rate and the
+  // merged ticks; this line says why and what to do. (Short-lived threads lower the rate too, which
+  // this line cannot tell apart; at 10 ms and above only they can.)
   if (!options_.cpuEngine || options_.engine == EngineKind::kCpu || options_.intervalNs >= 10'000'000) return;
   double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
   uint64_t ticks = r.cpuTicks();
@@ -640,11 +641,12 @@ void Profiler::logRateHint(const ProfileReport& r) {
   } else if (r.merged * 2 > ticks) {
     double perSignal = static_cast<double>(ticks) / static_cast<double>(ticks - r.merged);
     logInfo("event=%s: %.1f%% of its %llu ticks came within a later tick's signal: the kernel fires CPU-time timers "
-            "only at its tick, so each stack stands for %.1f intervals of %lldns (about %.1f ms of a thread's CPU); "
+            "only at its tick, so each stack stands for %.1f intervals of %lldns (about %.1f ms of %s CPU); "
             "event=cpu (perf events) samples each interval",
             engineName(options_.engine), 100.0 * static_cast<double>(r.merged) / static_cast<double>(ticks),
             static_cast<unsigned long long>(ticks), perSignal, static_cast<long long>(options_.intervalNs),
-            perSignal * static_cast<double>(options_.intervalNs) / 1e6);
+            perSignal * static_cast<double>(options_.intervalNs) / 1e6,
+            options_.engine == EngineKind::kItimer ? "the process's" : "a thread's");
   }
 }
 

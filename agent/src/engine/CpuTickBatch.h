@@ -19,6 +19,7 @@ struct CpuTickBatch {
   };
 
   bool fromRing = false;        // false: this signal is one tick, mode unknown
+  bool noTick = false;          // the signal stands for no interval (a lagging process timer's): not a tick
   int records = 0;              // ticks recorded since the last signal, oldest first (at most kMaxRecords)
   uint64_t unrecorded = 0;      // more ticks without a record here: PERF_RECORD_LOST, or past kMaxRecords
   uint64_t unsampledKernel = 0; // ticks the kernel dropped in kernel mode, estimated from the CPU clock
@@ -46,7 +47,7 @@ struct CpuTickBatch {
   uint64_t head = 0;
 
   // Ticks this signal stands for that the handler must record and count.
-  uint64_t ticks() const { return (fromRing ? static_cast<uint64_t>(records) : 1) + unrecorded; }
+  uint64_t ticks() const { return noTick ? 0 : (fromRing ? static_cast<uint64_t>(records) : 1) + unrecorded; }
 };
 
 }  // namespace candor

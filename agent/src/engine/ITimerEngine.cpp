@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
+
+#include "base/Ordering.h"
 
 namespace candor {
 
@@ -17,6 +20,10 @@ int setProfTimer(long long ns, bool oneShot) {
 }  // namespace
 
 bool ITimerEngine::startEngine(const Options& options, std::string* why) {
+  timespec now = {};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  startCpuNs_ = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
+  sp(intervalsClaimed_, 0);  // no handler runs before the timer is armed
   if (setProfTimer(nextIntervalNs_signalSafe(), jitterPct_ > 0) != 0) {
     *why = std::string("setitimer: ") + strerror(errno);
     return false;
@@ -27,6 +34,33 @@ bool ITimerEngine::startEngine(const Options& options, std::string* why) {
 void ITimerEngine::stop() {
   itimerval off = {};
   setitimer(ITIMER_PROF, &off, nullptr);
+}
+
+void ITimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) {
+  Engine::readTicks_signalSafe(info, tid, batch);
+  if (info->si_code != SI_KERNEL) return;  // not the timer's: a tick of its own
+  uint64_t intervals = claimProcessIntervals_signalSafe();
+  if (intervals == 0) {
+    batch->noTick = true;
+  } else {
+    batch->unrecorded = intervals - 1;
+  }
+}
+
+uint64_t ITimerEngine::claimProcessIntervals_signalSafe() {
+  timespec now = {};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return 1;  // async-signal-safe (POSIX)
+  uint64_t cpuNs = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
+  uint64_t due = cpuNs > startCpuNs_ ? (cpuNs - startCpuNs_) / static_cast<uint64_t>(intervalNs_) : 0;
+  return claimIntervals_signalSafe(intervalsClaimed_, due);
+}
+
+uint64_t ITimerEngine::claimIntervals_signalSafe(std::atomic<uint64_t>& claimed, uint64_t due) {
+  uint64_t seen = lp(claimed);
+  do {
+    if (due <= seen) return 0;  // other signals (or the timer's lag) already stand for them
+  } while (!casPlain(claimed, seen, due));
+  return due - seen;
 }
 
 void ITimerEngine::rearm_signalSafe(const siginfo_t*) {

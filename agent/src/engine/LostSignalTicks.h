@@ -7,12 +7,12 @@
 // that chains to candor's passes them on), is owed to the named failure signal_lost. So the ticks
 // add up again and the CPU keeps its weight; which stacks it ran is unknown.
 //
-// Error: the rate before the takeover stands for the rate after it (perf's timers and ctimer, whose
-// signals weigh their overruns, take 95-100% of the requested ticks; itimer a quarter here, as the
-// kernel tick limits it). Before 100 intervals of CPU there is no rate to go by and the requested one
-// is used, too high for itimer: so the writer checks every 50 ms while calibrating() (the first 100 ms
-// of CPU), and a takeover that early is rare (a second agent is loaded at start, before candor's
-// timers run, or attached later).
+// Error: the rate before the takeover stands for the rate after it (perf's timers, and ctimer and
+// itimer, whose signals weigh the intervals they stand for, take 95-100% of the requested ticks; a
+// jittered ctimer a quarter here under the kernel tick). Before 100 intervals of CPU there is no rate
+// to go by and the requested one is used, too high for a jittered ctimer: so the writer checks every
+// 50 ms while calibrating() (the first 100 ms of CPU), and a takeover that early is rare (a second
+// agent is loaded at start, before candor's timers run, or attached later).
 //
 // Thread context: one caller at a time (the writer thread, or stop() after the writer has stopped
 // settling: Profiler serializes them). Pure arithmetic: no clocks, no counters of its own.

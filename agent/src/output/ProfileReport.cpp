@@ -108,6 +108,7 @@ double ProfileReport::samplesPerProcessCpuSecond() const {
 }
 
 double ProfileReport::samplesPerCpuSecond() const {
+  if (processWideTimer()) return samplesPerProcessCpuSecond();
   return profiledCpuNs > 0 ? cpuTicks() * 1e9 / static_cast<double>(profiledCpuNs) : 0;
 }
 

@@ -261,12 +261,19 @@ struct ProfileReport {
   // Ticks of the CPU engine, what "samples per CPU-second" counts: not a sampler's wall ticks of
   // the same run (cpu+wall). A report without kinds (a reader's) counts every tick of time.
   uint64_t cpuTicks() const;
+  // Against the CPU the engine's timers count: the sampled threads' (a process-wide timer, itimer:
+  // the whole process's, whose signals land on JIT and GC threads too).
   double samplesPerCpuSecond() const;
   // Against the whole process's CPU: the sampled threads' and everyone else's (GC, JIT, VM
   // threads without `allthreads`, threads filtered out).
   double samplesPerProcessCpuSecond() const;
-  // Process CPU the profile did not sample: threads that were not armed.
-  uint64_t unsampledThreadsCpuNs() const { return processCpuNs > profiledCpuNs ? processCpuNs - profiledCpuNs : 0; }
+  // A process-wide timer (itimer) counts every thread's CPU, and its signals go to any thread.
+  bool processWideTimer() const { return timers == "process"; }
+  // Process CPU the profile did not sample: threads that were not armed (none for a process-wide
+  // timer, which counts candor's own threads' CPU too and signals another thread for it).
+  uint64_t unsampledThreadsCpuNs() const {
+    return !processWideTimer() && processCpuNs > profiledCpuNs ? processCpuNs - profiledCpuNs : 0;
+  }
   double requestedPerCpuSecond() const { return intervalNs > 0 ? 1e9 / intervalNs : 0; }
 };
 

@@ -171,7 +171,10 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
                                               : "agct (AsyncGetCallTrace)";
   out << fmt("walker:    %s\n", walker);
   bool hasCpu = r.kinds.empty() || r.kinds[0].name == "cpu";
-  if (hasCpu) out << fmt("interval:  %.3f ms of CPU time per thread, jitter %d%%\n", r.intervalNs / 1e6, r.jitterPct);
+  if (hasCpu) {
+    out << fmt("interval:  %.3f ms of CPU time %s, jitter %d%%\n", r.intervalNs / 1e6,
+               r.processWideTimer() ? "of the whole process" : "per thread", r.jitterPct);
+  }
   if (r.hasSampler) {
     out << fmt("sampler:   %s every %.3f ms of wall time, up to %u threads per tick\n", r.sampler.mode.c_str(),
                r.sampler.intervalNs / 1e6, r.sampler.threadsPerTick);
@@ -180,10 +183,15 @@ void writeSummary(const ProfileReport& r, std::ostream& out, size_t topN) {
              r.durationNs / 1e9, r.processCpuNs / 1e9, r.threads.size(), r.profiledCpuNs / 1e9);
   std::string unarmed = r.unarmedThreads == 0 ? "" : fmt("; %llu threads the CPU engine could not arm, see the log",
                                                           static_cast<unsigned long long>(r.unarmedThreads));
-  out << fmt("not sampled: %.3f s of process CPU (%.1f%%) in threads candor did not sample (GC, JIT compiler and "
-             "other JVM threads%s%s)\n",
-             r.unsampledThreadsCpuNs() / 1e9, pct(r.unsampledThreadsCpuNs(), r.processCpuNs),
-             r.threads.empty() ? "" : "; `allthreads` samples them", unarmed.c_str());
+  if (r.processWideTimer()) {
+    out << "not sampled: none: the process-wide timer counts every thread's CPU (GC and JIT compiler threads' too; "
+           "candor's own threads' lands on the thread the signal goes to)\n";
+  } else {
+    out << fmt("not sampled: %.3f s of process CPU (%.1f%%) in threads candor did not sample (GC, JIT compiler and "
+               "other JVM threads%s%s)\n",
+               r.unsampledThreadsCpuNs() / 1e9, pct(r.unsampledThreadsCpuNs(), r.processCpuNs),
+               r.threads.empty() ? "" : "; `allthreads` samples them", unarmed.c_str());
+  }
   if (!r.kernel.mode.empty()) {
     out << fmt("kernel:    %s: %s\n", r.kernel.mode.c_str(), r.kernel.reason.c_str());
     out << fmt("           %llu ticks (%.1f%%) with kernel frames, %llu (%.1f%%) kernel time not sampled but counted "
