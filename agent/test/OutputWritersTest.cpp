@@ -190,6 +190,28 @@ TEST(StatsWriter, SamplesPerCpuSecondCountTheCpuEnginesTicksOnly) {
   EXPECT_NE(out.str().find("\"samples_per_process_cpu_second\": 500.000"), std::string::npos) << out.str();
 }
 
+TEST(StatsWriter, AProcessWideTimersRateIsPerCpuSecondOfTheWholeProcess) {
+  // itimer: 2,000 ticks for 2 s of process CPU, 1.5 s of it in the Java threads; the rest (JIT,
+  // GC) got its own ticks, and no CPU went unsampled.
+  ProfileReport r;
+  r.timers = "process";
+  r.intervalNs = 1'000'000;
+  r.ticks = 2000;
+  r.profiledCpuNs = 1'500'000'000;
+  r.processCpuNs = 2'000'000'000;
+  std::ostringstream stats, summary;
+  writeStats(r, stats);
+  EXPECT_NE(stats.str().find("\"samples_per_cpu_second\": 1000.000"), std::string::npos) << stats.str();
+  EXPECT_NE(stats.str().find("\"unsampled_threads_cpu_ns\": 0"), std::string::npos) << stats.str();
+  writeSummary(r, summary);
+  EXPECT_NE(summary.str().find("interval:  1.000 ms of CPU time of the whole process"), std::string::npos) << summary.str();
+  EXPECT_NE(summary.str().find("not sampled: none: the process-wide timer counts every thread's CPU"), std::string::npos)
+      << summary.str();
+  r.timers = "per-thread";
+  EXPECT_EQ(500'000'000u, r.unsampledThreadsCpuNs());
+  EXPECT_NEAR(2000.0 / 1.5, r.samplesPerCpuSecond(), 1e-6);
+}
+
 TEST(StatsWriter, WritesCountersAsJson) {
   std::ostringstream out;
   writeStats(sampleReport(), out);

@@ -234,7 +234,7 @@ bool Profiler::start(const Options& options, std::string* why) {
   SignalHandler::activate(engine_.get(), wallSignal_, walker_.get());
   running_ = true;
   armLiveJavaThreads(env);
-  if (options_.allThreads) registry_.addAllProcessThreads();
+  if (namesAllThreads()) registry_.addAllProcessThreads();
   writer_.start([this] { return drainStep(); }, kDrainPeriodMs);
   if (options_.sampler != SamplerMode::kNone) {
     sampler_ = std::make_unique<ThreadSampler>(options_, registry_, *jvmtiWalker_);
@@ -524,7 +524,7 @@ bool Profiler::drainStep() {
     if (options_.loopNs > 0 && now - base_.wallNs >= static_cast<uint64_t>(options_.loopNs)) rotateIntervalLocked(now);
   }
   if (++steps % kStepsPerSecond == 0) {
-    if (options_.allThreads) registry_.addAllProcessThreads();
+    if (namesAllThreads()) registry_.addAllProcessThreads();
     watchSignals();
   } else if (steps % (kStepsPerSecond / 20) == 0 && lostSignal_ && lostSignal_->calibrating()) {
     settleLostSignalTicks();  // the rate a takeover will be measured at: known after the first 100 intervals of CPU

@@ -82,6 +82,9 @@ class Profiler {
   void watchSignals();
   void logDroppedHint();  // at stop, when more than 1% of the ticks were dropped
   void logRateHint(const ProfileReport& r);  // at stop, when ctimer/itimer sample coarser than asked
+  // allthreads, or a process-wide timer (itimer), whose signals land on GC and JIT threads too:
+  // every thread of the process is registered, so their ticks get their kind's root ([GC], ...).
+  bool namesAllThreads() const { return options_.allThreads || (engine_ && !engine_->perThread()); }
   void logReplacedSignal();  // once per signal taken over
   // Writer thread about once a second, and stop(): charges the CPU ticks a taken-over CPU signal
   // no longer brings to signal_lost (LostSignalTicks).
