@@ -5,9 +5,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "base/Ordering.h"
+#include "engine/SmoothedWeight.h"
+
 namespace candor {
 
 namespace {
+// This thread's signals so far, for their weights (initial-exec: no allocation on first touch).
+__thread SmoothedWeight::Local tHistory __attribute__((tls_model("initial-exec")));
+std::atomic<uint64_t> gSessions{0};
+
 itimerspec periodic(long long ns, bool oneShot) {
   itimerspec spec = {};
   spec.it_value.tv_sec = ns / 1'000'000'000;
@@ -50,10 +59,19 @@ void CTimerEngine::disarmThread(ThreadTimer* timer) {
   timer->armed = false;
 }
 
+bool CTimerEngine::startEngine(const Options&, std::string*) {
+  session_ = addPlain(gSessions, uint64_t{1}) + 1;  // the threads' histories of an earlier session are stale
+  return true;
+}
+
 void CTimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) {
   Engine::readTicks_signalSafe(info, tid, batch);
-  // Only the timer's own signals carry an overrun (a signal sent by other code does not).
-  if (info->si_code == SI_TIMER && info->si_overrun > 0) batch->unrecorded = static_cast<uint64_t>(info->si_overrun);
+  // Only the timer's own signals carry an overrun (a signal sent by other code is a tick).
+  if (info->si_code != SI_TIMER) return;
+  SmoothedWeight::Local& history = tHistory;
+  if (history.session != session_) history = {session_, 0, 0, 0};
+  uint64_t stoodFor = 1 + static_cast<uint64_t>(std::max(0, info->si_overrun));
+  batch->unrecorded = history.weigh_signalSafe(stoodFor) - 1;
 }
 
 void CTimerEngine::rearm_signalSafe(const siginfo_t* info) {

@@ -3,7 +3,9 @@
 // the tick a signal stands for every interval that expired since the last one: the kernel counts
 // the ones it could not signal (si_overrun), and the tick weighs 1 + that, so the ticks still sum
 // to the thread's CPU over the interval (2 s of CPU at 1 ms here: 500 signals, 1,997 ticks).
-// Jittered, each expiry re-arms a one-shot timer, which has no overrun: a tick per signal.
+// Jittered, each expiry re-arms a one-shot timer, which has no overrun: a tick per signal. The
+// weight is not the signal's own count but its thread's average (engine/SmoothedWeight.h): a count
+// that follows the stack it lands on would put short bursts' CPU on long ones.
 #pragma once
 #include "engine/Engine.h"
 
@@ -18,6 +20,12 @@ class CTimerEngine : public Engine {
   void readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) override;
   void rearm_signalSafe(const siginfo_t* info) override;
   int64_t latency_signalSafe(const siginfo_t* info) override;
+
+ protected:
+  bool startEngine(const Options& options, std::string* why) override;
+
+ private:
+  uint64_t session_ = 0;  // tells this session's per-thread histories from an earlier one's
 };
 
 // The CPU clock of any thread of this process (Linux encodes the tid in the clock id).

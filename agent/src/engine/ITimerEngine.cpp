@@ -24,6 +24,7 @@ bool ITimerEngine::startEngine(const Options& options, std::string* why) {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
   startCpuNs_ = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
   sp(intervalsClaimed_, 0);  // no handler runs before the timer is armed
+  history_.reset();
   if (setProfTimer(nextIntervalNs_signalSafe(), jitterPct_ > 0) != 0) {
     *why = std::string("setitimer: ") + strerror(errno);
     return false;
@@ -43,7 +44,7 @@ void ITimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickB
   if (intervals == 0) {
     batch->noTick = true;
   } else {
-    batch->unrecorded = intervals - 1;
+    batch->unrecorded = history_.weigh_signalSafe(intervals) - 1;
   }
 }
 

@@ -5,7 +5,9 @@
 // behind, so after a busy spell it fires at every check, even one that stands for less than an
 // interval. Pending signals merge too. So each signal weighs the whole intervals of the process's
 // CPU (CLOCK_PROCESS_CPUTIME_ID, the clock ITIMER_PROF counts) completed since the last signal's,
-// and a signal that completes none is not a tick: the ticks sum to the process's CPU over the
+// and a signal that completes none is not a tick. A signal weighs not its own count but the
+// average of the signals before it (engine/SmoothedWeight.h: a count that follows the stack it
+// lands on would put short bursts' CPU on long ones): the ticks sum to the process's CPU over the
 // interval (2 busy threads at 1 ms here: 500 signals, 2,000 ticks per second), while the stacks
 // stay at the tick's resolution. Signals that others send (kill) are a tick each.
 #pragma once
@@ -13,6 +15,7 @@
 #include <cstdint>
 
 #include "engine/Engine.h"
+#include "engine/SmoothedWeight.h"
 
 namespace candor {
 
@@ -45,6 +48,7 @@ class ITimerEngine : public Engine {
   // for it with a relaxed CAS that only arbitrates: the one that moves it owns the intervals it
   // passed; nothing else is published through it.
   std::atomic<uint64_t> intervalsClaimed_{0};
+  SmoothedWeight::Shared history_;  // the signals' intervals and weights so far
 };
 
 }  // namespace candor

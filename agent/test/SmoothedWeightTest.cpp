@@ -1,0 +1,62 @@
+// The weight of a CPU-time timer's signal under the kernel tick (engine/SmoothedWeight.h): it must
+// not depend on the stack the signal lands on, and the weights must add up to the intervals.
+#include "engine/SmoothedWeight.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+using namespace candor;
+
+namespace {
+// A thread alternating short bursts and long ones: a signal that ends a gap of short bursts
+// stands for more intervals (they held no tick) and lands in a long burst. Returns the share of
+// the weight that went to signals landing in long bursts, and checks the weights' sum.
+double longShare(bool ownCount, uint64_t* intervals, uint64_t* paid) {
+  SmoothedWeight::Local history = {1, 0, 0, 0};
+  std::mt19937 rnd(7);
+  uint64_t weightLong = 0, weightAll = 0;
+  for (int i = 0; i < 20000; i++) {
+    bool inLong = rnd() % 2 == 0;                             // half the signals land in each
+    uint64_t stoodFor = inLong ? 3 + rnd() % 3 : 6 + rnd() % 5;  // after short bursts: more
+    uint64_t w = ownCount ? stoodFor : history.weigh_signalSafe(stoodFor);
+    weightAll += w;
+    weightLong += inLong ? w : 0;
+    *intervals += stoodFor;
+  }
+  *paid = weightAll;
+  return static_cast<double>(weightLong) / static_cast<double>(weightAll);
+}
+}  // namespace
+
+TEST(SmoothedWeightTest, aSignalsWeightDoesNotFollowWhereItLands) {
+  uint64_t intervals = 0, paid = 0;
+  // Weighing each signal by its own count gives the long bursts 4/(4+8) of the weight ...
+  EXPECT_NEAR(1.0 / 3, longShare(true, &intervals, &paid), 0.01);
+  // ... the smoothed weight gives them their half of the signals.
+  intervals = paid = 0;
+  EXPECT_NEAR(0.5, longShare(false, &intervals, &paid), 0.01);
+  // Within a few intervals of the total: what the last signals still owe.
+  EXPECT_LE(paid, intervals + 2 * SmoothedWeight::kPayback);
+  EXPECT_GE(paid + 10 * SmoothedWeight::kPayback, intervals);
+}
+
+TEST(SmoothedWeightTest, theFirstSignalWeighsItsOwnCountAndEveryWeightIsAtLeastOne) {
+  SmoothedWeight::Local history = {1, 0, 0, 0};
+  EXPECT_EQ(5u, history.weigh_signalSafe(5));
+  EXPECT_EQ(5u, history.weigh_signalSafe(1));  // the average so far; the 1 joins the history
+  for (int i = 0; i < 100; i++) EXPECT_GE(history.weigh_signalSafe(1), 1u);
+  // The early average overpaid; signals that stand for one interval each weigh at least one, so
+  // that stays: a change of pace costs a few intervals of the old pace.
+  EXPECT_GE(history.paid, history.intervals);
+  EXPECT_LE(history.paid - history.intervals, 8u);
+}
+
+TEST(SmoothedWeightTest, aProcessWideHistoryIsSharedAndResets) {
+  SmoothedWeight::Shared history;
+  for (int i = 0; i < 1000; i++) history.weigh_signalSafe(4);
+  EXPECT_EQ(4000u, history.paid.load());
+  history.reset();
+  EXPECT_EQ(7u, history.weigh_signalSafe(7));
+}
