@@ -17,6 +17,16 @@ def read_collapsed(path):
                 yield stack.split(";"), int(n)
 
 
+# The roots candor gives the stacks of JVM-internal threads (allthreads, or itimer, whose process-wide
+# timer signals them too): what async-profiler's threads that never ran Java code are in its profiles.
+JVM_THREAD_ROOTS = frozenset(("[GC]", "[JIT compiler]", "[VM]", "[other native]"))
+
+
+def on_jvm_thread(frames):
+    """A candor stack of a JVM-internal thread (its root names the thread's kind)."""
+    return bool(frames) and frames[0] in JVM_THREAD_ROOTS
+
+
 def split_thread(frames):
     """(thread root or "?", the frames below it) of an async-profiler stack written with `threads`."""
     if frames[0].startswith("[") and "tid=" in frames[0]:
@@ -95,7 +105,7 @@ def shares(path):
     out = {"samples": 0, "kernel": 0, "native": 0, "switch": 0}
     for frames, n in stacks:
         thread, frames = split_thread(frames)
-        if annotated and thread not in java_threads or not frames:
+        if annotated and thread not in java_threads or not frames or on_jvm_thread(frames):
             continue
         out["samples"] += n
         if any(KERNEL_FRAME.search(f) or f == KERNEL_UNSAMPLED for f in frames):
@@ -127,7 +137,7 @@ def endpoint_samples(path):
     out = dict.fromkeys(ENDPOINTS + ("other",), 0)
     for frames, n in stacks:
         thread, frames = split_thread(frames)
-        if annotated and thread not in java_threads or all(f.startswith("[") for f in frames):
+        if annotated and thread not in java_threads or all(f.startswith("[") for f in frames) or on_jvm_thread(frames):
             continue
         out[next((m.group(1) for m in map(ENDPOINT_FRAME.match, frames) if m), "other")] += n
     return out
@@ -146,6 +156,14 @@ def for_compare(path, dst):
     java_threads = {split_thread(frames)[0] for frames, _ in read_collapsed(path)
                     if any(JAVA_FRAME.search(f) for f in frames)}
     return keep_stacks(path, dst, lambda frames: split_thread(frames)[0] in java_threads)
+
+
+def java_threads_only(path, dst):
+    """candor's profile without its JVM-internal threads' stacks (see JVM_THREAD_ROOTS), as for_compare leaves
+    async-profiler's out: dst, or path itself when it has none."""
+    if not any(on_jvm_thread(frames) for frames, _ in read_collapsed(path)):
+        return path
+    return keep_stacks(path, dst, lambda frames: not on_jvm_thread(frames))
 
 
 def keep_stacks(path, dst, keep):

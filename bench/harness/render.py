@@ -193,7 +193,7 @@ def overhead(raw, s):
         if jvm:
             L.append("")
             L.append("async-profiler samples every thread of the process; its samples on threads that never showed a "
-                     "Java frame (JIT compilers, GC; candor samples Java threads only unless `allthreads`) are counted "
+                     "Java frame (JIT compilers, GC; candor samples Java threads only unless `allthreads` or `itimer`) are counted "
                      "in *samples* and the cost per sample but left out of *Java stacks*: " + "; ".join(
                          "%s %d" % (config_label(c), v) for c, v in jvm) + " (median per run).")
         fails = [(cfg, e.get("failures"), e.get("dropped")) for cfg, e in rows.items() if cfg != "none"]

@@ -128,8 +128,11 @@ def reference_pairs(runs, ref):
 
 
 def compare_input(r):
-    """The file `candor compare` reads for a run: async-profiler's collapsed output rewritten in candor's frame
-    names (profiles.for_compare), any other profile as it is."""
+    """The file `candor compare` reads for a run: async-profiler's collapsed output without the threads that
+    never ran Java code (profiles.for_compare), candor's without its JVM-internal threads' stacks (itimer
+    samples them), any other profile as it is."""
     if configs.kind(r["config"]) == "ap":
         return profiles.for_compare(r["profile"], r["profile"][:-len(".collapsed")] + ".compare.collapsed")
+    if configs.kind(r["config"]) == "candor":
+        return profiles.java_threads_only(r["profile"], r["profile"][:-len(".collapsed")] + ".compare.collapsed")
     return r["profile"]

@@ -349,7 +349,11 @@ def java_thread_samples(r):
     """The samples a profiler took of the server's Java threads: candor's ticks taken (not those estimated
     from CPU clocks), async-profiler's samples on threads that ran Java code, JFR's sample events."""
     if r.get("stats"):
-        return taken_ticks(r["stats"]) if r["stats"].get("ticks") is not None else None
+        if r["stats"].get("ticks") is None:
+            return None
+        # itimer (or allthreads) also samples JIT, GC and other JVM threads: their ticks are not the Java threads'
+        jvm = sum(v for k, v in (r["stats"].get("thread_kinds") or {}).items() if k != "java")
+        return taken_ticks(r["stats"]) - jvm
     p = r.get("peer") or {}
     return p.get("java_thread_samples", p.get("samples"))
 
