@@ -3,7 +3,7 @@
 runs (an A/B of a change to the drain, the trace store or an output).
 
     python3 bench/server_writer_cpu.py --lib OLD/libcandor.so --lib build/libcandor.so [--reps 3]
-        [--candor-options interval=100us] [--warmup 10] [--seconds 15]
+        [--candor-options interval=100us | event=ctimer,interval=1ms] [--warmup 10] [--seconds 15]
 
 Each run loads the server as the server bench does (paced wrk on 127.0.0.1, 200 pool threads) with candor
 writing a collapsed profile, and reads the CPU time of the thread named `candor writer` and of the whole
@@ -48,8 +48,8 @@ def one_run(lib, options, work, warmup, seconds, wrk):
     d = serverdrive.DEFAULTS
     serverdrive.prepare(work)
     stats = os.path.join(work, "candor.json")
-    cmd = [procs.DEFAULT_JAVA, "-Xms1g", "-Xmx1g", "-agentpath:%s=start,event=cpu,%s,file=%s,stats=%s,quiet" % (
-        lib, options, os.path.join(work, "candor.collapsed"), stats)]
+    cmd = [procs.DEFAULT_JAVA, "-Xms1g", "-Xmx1g", "-agentpath:%s=start,%s,file=%s,stats=%s,quiet" % (
+        lib, options if "event=" in options else "event=cpu," + options, os.path.join(work, "candor.collapsed"), stats)]
     cmd += serverdrive.jetty_argv(procs.WORKLOADS_JAR, work, d["threads"])
     polls = []
 
@@ -95,7 +95,8 @@ def main():
                                                    "default: build/libcandor.so)")
     ap.add_argument("--reps", type=int, default=3, help="runs per build, alternating (default %(default)s)")
     ap.add_argument("--candor-options", default="interval=100us",
-                    help="candor options besides start, event=cpu and the files (default %(default)s)")
+                    help="candor options besides start and the files, event=cpu unless they give one "
+                         "(default %(default)s)")
     ap.add_argument("--warmup", type=int, default=10, help="warm-up seconds (default %(default)s)")
     ap.add_argument("--seconds", type=int, default=15, help="measured seconds (default %(default)s)")
     ap.add_argument("--work", default=os.path.join(procs.OUT, "writercpu"), help="output directory")

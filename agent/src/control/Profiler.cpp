@@ -622,8 +622,8 @@ void Profiler::logDroppedHint() {
 
 void Profiler::logRateHint(const ProfileReport& r) {
   // ctimer and itimer are POSIX CPU-time timers, which the kernel checks only at its tick (1-10 ms
-  // by CONFIG_HZ; 4 ms here). Asked for less, both keep the rate, each signal weighing the
-  // intervals it stands for (ctimer: si_overrun; itimer: the process's CPU clock), but their stacks
+  // by CONFIG_HZ; 4 ms here). Asked for less, both keep the rate, their signals counting the
+  // intervals they stand for (ctimer: si_overrun; itimer: the process's CPU clock), but their stacks
   // are no finer than the tick; a jittered ctimer re-arms one-shot timers, which count no overrun,
   // and takes a tick's worth of CPU per sample. The summary and the stats give the rate and the
   // merged ticks; this line says why and what to do. (Short-lived threads lower the rate too, which

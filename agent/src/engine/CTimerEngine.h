@@ -1,11 +1,11 @@
 // `ctimer`: a POSIX timer on each thread's CPU clock (timer_create(CLOCK_THREAD_CPUTIME_ID)),
 // signalling that thread. Limited by the kernel tick: at most HZ signals per CPU-second. Under
 // the tick a signal stands for every interval that expired since the last one: the kernel counts
-// the ones it could not signal (si_overrun), and the tick weighs 1 + that, so the ticks still sum
-// to the thread's CPU over the interval (2 s of CPU at 1 ms here: 500 signals, 1,997 ticks).
-// Jittered, each expiry re-arms a one-shot timer, which has no overrun: a tick per signal. The
-// weight is not the signal's own count but its thread's average (engine/SmoothedWeight.h): a count
-// that follows the stack it lands on would put short bursts' CPU on long ones.
+// the ones it could not signal (si_overrun), and the ticks count 1 + that, so they still sum to
+// the thread's CPU over the interval (2 s of CPU at 1 ms here: 500 signals, 1,997 ticks). A signal
+// weighs not its own count but its thread's average (engine/SmoothedWeight.h): a count that
+// follows the stack it lands on would put short bursts' CPU on long ones. Jittered, each expiry
+// re-arms a one-shot timer, which has no overrun: a tick per signal.
 #pragma once
 #include "engine/Engine.h"
 

@@ -2,8 +2,9 @@
 // itimer under 4 ms here). A signal stands for every interval of CPU since the previous one (1 +
 // si_overrun; itimer: the process's CPU clock), but weighing it by that count puts the CPU of short
 // bursts on long ones: a burst shorter than the tick seldom holds a tick, so its intervals wait
-// for the next signal, which most often falls in a long burst (a thread alternating 0.3 ms and 6 ms
-// of work: the short ones 27.8-31.9% of the ticks against 33.8% of its CPU, unweighted 32-33%). So
+// for the next signal, which most often falls in a long burst (a thread alternating 0.2 ms and 8 ms
+// bursts, 34% of its CPU in the short ones: 15.7-22.4% of its ticks there; 30.0-35.7% smoothed,
+// SamplerModesTest; async-profiler's unweighted ctimer 27.1-34.2%). So
 // a signal weighs what its timer's earlier signals stood for on average, plus an eighth of what
 // they still owe, and its own count goes into that history for later signals to pay: no weight
 // depends on the stack it lands on, and the ticks follow the CPU to within a few intervals (the
