@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
 
 #include "base/Ordering.h"
+#include "concurrent/Clock.h"
 
 namespace candor {
 
@@ -20,9 +20,7 @@ int setProfTimer(long long ns, bool oneShot) {
 }  // namespace
 
 bool ITimerEngine::startEngine(const Options& options, std::string* why) {
-  timespec now = {};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  startCpuNs_ = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
+  startCpuNs_ = clockNs(CLOCK_PROCESS_CPUTIME_ID);
   sp(intervalsClaimed_, 0);  // no handler runs before the timer is armed
   history_.reset();
   if (setProfTimer(nextIntervalNs_signalSafe(), jitterPct_ > 0) != 0) {
@@ -49,9 +47,7 @@ void ITimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickB
 }
 
 uint64_t ITimerEngine::claimProcessIntervals_signalSafe() {
-  timespec now = {};
-  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return 1;  // async-signal-safe (POSIX)
-  uint64_t cpuNs = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(now.tv_nsec);
+  uint64_t cpuNs = clockNs(CLOCK_PROCESS_CPUTIME_ID);  // clock_gettime: async-signal-safe (POSIX)
   uint64_t due = cpuNs > startCpuNs_ ? (cpuNs - startCpuNs_) / static_cast<uint64_t>(intervalNs_) : 0;
   return claimIntervals_signalSafe(intervalsClaimed_, due);
 }
