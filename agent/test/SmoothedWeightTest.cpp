@@ -53,6 +53,47 @@ TEST(SmoothedWeightTest, theFirstSignalWeighsItsOwnCountAndEveryWeightIsAtLeastO
   EXPECT_LE(history.paid - history.intervals, 8u);
 }
 
+TEST(SmoothedWeightTest, aProcessTimersSignalThatCompletesNoIntervalStillWeighsItsShare) {
+  // A lagging itimer fires at every tick check: a signal in a spell of short bursts comes after
+  // little of the process's CPU and often completes no interval. Dropping those dropped the short
+  // bursts; in the history they weigh the average like any other signal.
+  SmoothedWeight::Shared history;
+  std::mt19937 rnd(11);
+  uint64_t intervals = 0, weightShort = 0, weightAll = 0, signalsShort = 0;
+  for (int i = 0; i < 20000; i++) {
+    bool inShort = rnd() % 3 == 0;                          // a third of the signals
+    uint64_t stoodFor = inShort ? rnd() % 2 : 3 + rnd() % 3;  // short: 0 or 1 interval
+    uint64_t w = history.weigh_signalSafe(stoodFor);
+    intervals += stoodFor;
+    weightAll += w;
+    weightShort += inShort ? w : 0;
+    signalsShort += inShort ? 1 : 0;
+  }
+  EXPECT_NEAR(static_cast<double>(signalsShort) / 20000, static_cast<double>(weightShort) / weightAll, 0.01);
+  EXPECT_LE(weightAll, intervals + 2 * SmoothedWeight::kPayback);
+  EXPECT_GE(weightAll + 10 * SmoothedWeight::kPayback, intervals);
+}
+
+TEST(SmoothedWeightTest, signalsFasterThanIntervalsWeighNoneInAPatternOfTheirOwn) {
+  // A quarter of an interval per signal: three in four weigh 0 (no tick), whatever they claimed.
+  SmoothedWeight::Shared history;
+  uint64_t intervals = 0, paid = 0, ticks = 0, ticksOnClaimers = 0, claimers = 0;
+  for (int i = 0; i < 4000; i++) {
+    uint64_t stoodFor = i % 4 == 3 ? 1 : 0;
+    uint64_t w = history.weigh_signalSafe(stoodFor);
+    EXPECT_LE(w, 1u);
+    intervals += stoodFor;
+    paid += w;
+    ticks += w > 0 ? 1 : 0;
+    ticksOnClaimers += w > 0 && stoodFor > 0 ? 1 : 0;
+    claimers += stoodFor > 0 ? 1 : 0;
+  }
+  EXPECT_LE(paid, intervals);
+  EXPECT_GE(paid + 2 * SmoothedWeight::kPayback, intervals);
+  // The signals that claimed an interval get no more of the ticks than their quarter.
+  EXPECT_LT(ticksOnClaimers, ticks / 2) << claimers;
+}
+
 TEST(SmoothedWeightTest, aProcessWideHistoryIsSharedAndResets) {
   SmoothedWeight::Shared history;
   for (int i = 0; i < 1000; i++) history.weigh_signalSafe(4);

@@ -19,7 +19,7 @@ struct CpuTickBatch {
   };
 
   bool fromRing = false;        // false: this signal is one tick, mode unknown
-  bool noTick = false;          // the signal stands for no interval (a lagging process timer's): not a tick
+  bool noTick = false;          // the signal weighs no interval (a process timer's, faster than intervals): not a tick
   int records = 0;              // ticks recorded since the last signal, oldest first (at most kMaxRecords)
   uint64_t unrecorded = 0;      // more ticks without a record here: PERF_RECORD_LOST, or past kMaxRecords
   uint64_t unsampledKernel = 0; // ticks the kernel dropped in kernel mode, estimated from the CPU clock

@@ -38,11 +38,11 @@ void ITimerEngine::stop() {
 void ITimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBatch* batch) {
   Engine::readTicks_signalSafe(info, tid, batch);
   if (info->si_code != SI_KERNEL) return;  // not the timer's: a tick of its own
-  uint64_t intervals = claimProcessIntervals_signalSafe();
-  if (intervals == 0) {
-    batch->noTick = true;
+  uint64_t weight = history_.weigh_signalSafe(claimProcessIntervals_signalSafe());
+  if (weight == 0) {
+    batch->noTick = true;  // signals come faster than intervals: the history says this one weighs none
   } else {
-    batch->unrecorded = history_.weigh_signalSafe(intervals) - 1;
+    batch->unrecorded = weight - 1;
   }
 }
 

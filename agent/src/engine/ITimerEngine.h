@@ -3,13 +3,15 @@
 // tick (check_cpu_itimer, at most one signal per CPU per tick), moving the expiry by one interval
 // per signal: under the tick, signals come at the tick's rate and the timer falls ever further
 // behind, so after a busy spell it fires at every check, even one that stands for less than an
-// interval. Pending signals merge too. So each signal weighs the whole intervals of the process's
-// CPU (CLOCK_PROCESS_CPUTIME_ID, the clock ITIMER_PROF counts) completed since the last signal's,
-// and a signal that completes none is not a tick. A signal weighs not its own count but the
-// average of the signals before it (engine/SmoothedWeight.h: a count that follows the stack it
-// lands on would put short bursts' CPU on long ones): the ticks sum to the process's CPU over the
-// interval (2 busy threads at 1 ms here: 500 signals, 2,000 ticks per second), while the stacks
-// stay at the tick's resolution. Signals that others send (kill) are a tick each.
+// interval. Pending signals merge too. So each signal claims the whole intervals of the process's
+// CPU (CLOCK_PROCESS_CPUTIME_ID, the clock ITIMER_PROF counts) completed since the last claim, and
+// weighs not that count but the average of the signals before it plus an eighth of their debt
+// (engine/SmoothedWeight.h: a count that follows the stack it lands on would put short bursts'
+// CPU on long ones). A signal that claims none still joins that history; when signals come faster
+// than intervals the history weighs some at 0, and those are no tick: which ones never depends on
+// the stack. The ticks sum to the process's CPU over the interval (2 busy threads at 1 ms here:
+// 500 signals, 2,000 ticks per second), while the stacks stay at the tick's resolution. Signals
+// that others send (kill) are a tick each.
 #pragma once
 #include <atomic>
 #include <cstdint>
