@@ -1,5 +1,6 @@
 package dev.candor.itest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.candor.itest.stress.AllocStorm;
 import dev.candor.itest.stress.DeoptStorm;
@@ -159,11 +160,15 @@ class CopyWalkTest {
                 + " stacks in the leaf are whole");
         assertEquals(whole, wholeWithEveryFrame, name + ": a stack that reaches the root lacks recursion frames");
         assertTrue(logged, name + ": no reader log line\n" + run.describe());
-        // The profile counts ticks, the log line walks: a walk may carry more than one tick (walk=copy's estimated
-        // kernel ticks are recorded on the stack of the sample that found them).
-        assertTrue(Long.parseLong(completed.group(1)) >= 0.95 * wholeWithEveryFrame, name + ": the reader's log line"
-                + " counts " + completed.group(1) + " completed stacks, the profile " + wholeWithEveryFrame + "\n"
-                + run.describe());
+        // The profile counts ticks, the log line walks: a walk may carry more than one tick. Estimated ticks (the
+        // kernel's, and percpu's CPU lost at context switches) and merged ones are recorded on the stack of a sample
+        // that was walked: on a busy machine hundreds of them (percpu JDK 25 beside a CPU hog: 145 estimated, the
+        // log 1,531 against 1,620 whole stacks).
+        long carried = deep.statsJson().path("kernel").path("estimated_ticks").asLong()
+                + deep.statsJson().path("merged_ticks").asLong();
+        assertTrue(Long.parseLong(completed.group(1)) >= 0.95 * (wholeWithEveryFrame - carried), name + ": the reader's"
+                + " log line counts " + completed.group(1) + " completed stacks, the profile " + wholeWithEveryFrame
+                + " (of which up to " + carried + " estimated or merged ticks)\n" + run.describe());
     }
 
     /**
@@ -208,7 +213,7 @@ class CopyWalkTest {
         }
     }
 
-    private record DeepRun(Jvm.Result run, ProfileStats stats, CollapsedProfile worker) {
+    private record DeepRun(Jvm.Result run, ProfileStats stats, JsonNode statsJson, CollapsedProfile worker) {
     }
 
     /**
@@ -234,7 +239,8 @@ class CopyWalkTest {
         assumeEngineRan(engine, run);
         ProfileStats stats = Profiles.stats(statsFile, run);
         Profiles.assertIdentity(stats, name);
-        return new DeepRun(run, stats, Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), thread, name));
+        return new DeepRun(run, stats, new ObjectMapper().readTree(statsFile.toFile()),
+                Profiles.threadSubtree(Profiles.collapsed(collapsedFile, run), thread, name));
     }
 
     @ParameterizedTest(name = "{0} {1}")
