@@ -16,8 +16,8 @@
 // (their signals come after little CPU: JDK 17's Bursts, 24.4-30.9% of the ticks against 34%), so
 // every signal joins the history and the debt term alone decides which weigh nothing: when signals
 // come faster than intervals the weights are 0 or more, in a pattern set by the signals before,
-// never by where this one landed. A per-thread timer's signal (ctimer) always completes an
-// interval and weighs at least one.
+// never by where this one landed. ctimer under the tick arms its timers at an eighth of the
+// interval for the same reason (CTimerEngine.h), and its signals too may weigh nothing.
 //
 // Thread context: handler path. A per-thread history is the thread's own (ctimer); a process-wide
 // one (itimer) is shared by handlers on several CPUs through relaxed atomic adds, whose races only
@@ -33,14 +33,20 @@ namespace candor {
 
 struct SmoothedWeight {
   static constexpr int64_t kPayback = 8;  // an eighth of the debt per signal
+  // What has been paid is kept in 1/65536 intervals: where signals stand for less than an interval
+  // on average (a pool thread's short bursts, ctimer's probes) a truncated average was 0, so the
+  // debt alone paid, an eighth at a time in whole intervals, and stayed at 8-12 intervals per thread
+  // (a 200-thread server's ctimer ticks: 82-89% of its CPU). Fractions carry over instead: the
+  // weights are the whole intervals the running sum crosses.
+  static constexpr uint64_t kFraction = uint64_t{1} << 16;
 
-  // This signal's weight (at least `least`) from the history before it; `stoodFor` joins it.
-  static uint64_t next_signalSafe(uint64_t intervals, uint64_t signals, uint64_t paid, uint64_t stoodFor,
-                                  int64_t least) {
-    if (signals == 0) return stoodFor;  // no history yet: its own count
-    int64_t owed = static_cast<int64_t>(intervals) - static_cast<int64_t>(paid);
-    int64_t w = static_cast<int64_t>(intervals / signals) + owed / kPayback;
-    return static_cast<uint64_t>(std::max<int64_t>(least, w));
+  // This signal's weight in fractions of an interval (never below 0) from the history before it;
+  // `stoodFor` joins the history after. The first signal has no history: its own count.
+  static uint64_t nextFx_signalSafe(uint64_t intervals, uint64_t signals, uint64_t paidFx, uint64_t stoodFor) {
+    if (signals == 0) return stoodFor * kFraction;
+    int64_t owedFx = static_cast<int64_t>(intervals * kFraction) - static_cast<int64_t>(paidFx);
+    int64_t w = static_cast<int64_t>(intervals * kFraction / signals) + owedFx / kPayback;
+    return static_cast<uint64_t>(std::max<int64_t>(0, w));
   }
 
   // A thread's own history (plain fields: only its handler touches them; zero-initialized, as
@@ -49,15 +55,21 @@ struct SmoothedWeight {
     uint64_t session;
     uint64_t intervals;
     uint64_t signals;
-    uint64_t paid;
+    uint64_t paidFx;
 
-    // `stoodFor` is at least 1; so is the weight.
-    uint64_t weigh_signalSafe(uint64_t stoodFor) {
-      uint64_t w = next_signalSafe(intervals, signals, paid, stoodFor, 1);
+    // Whole intervals paid so far: the sum of the weights.
+    uint64_t paid() const { return paidFx / kFraction; }
+
+    // A signal that stands for at least one interval weighs at least one (`least` 1: the sum then
+    // moves to the next whole interval); one that may stand for none (ctimer's sub-interval probes)
+    // may weigh none (`least` 0).
+    uint64_t weigh_signalSafe(uint64_t stoodFor, uint64_t least = 1) {
+      uint64_t before = paid();
+      paidFx += nextFx_signalSafe(intervals, signals, paidFx, stoodFor);
+      if (paid() < before + least) paidFx = (before + least) * kFraction;
       intervals += stoodFor;
       signals++;
-      paid += w;
-      return w;
+      return paid() - before;
     }
   };
 
@@ -65,20 +77,23 @@ struct SmoothedWeight {
   struct Shared {
     std::atomic<uint64_t> intervals{0};
     std::atomic<uint64_t> signals{0};
-    std::atomic<uint64_t> paid{0};
+    std::atomic<uint64_t> paidFx{0};
 
     void reset() {
       sp(intervals, 0);
       sp(signals, 0);
-      sp(paid, 0);
+      sp(paidFx, 0);
     }
-    // `stoodFor` may be 0, and so may the weight (the signal is then no tick).
+    uint64_t paid() const { return lp(paidFx) / kFraction; }
+    // `stoodFor` may be 0, and so may the weight (the signal is then no tick). Racing handlers each
+    // add their fraction; each weighs the whole intervals its own add crossed, so the weights sum
+    // to the whole intervals of the total.
     uint64_t weigh_signalSafe(uint64_t stoodFor) {
-      uint64_t w = next_signalSafe(lp(intervals), lp(signals), lp(paid), stoodFor, 0);
+      uint64_t wFx = nextFx_signalSafe(lp(intervals), lp(signals), lp(paidFx), stoodFor);
       addPlain(intervals, stoodFor);
       addPlain(signals, uint64_t{1});
-      addPlain(paid, w);
-      return w;
+      uint64_t old = addPlain(paidFx, wFx);
+      return (old + wFx) / kFraction - old / kFraction;
     }
   };
 };
