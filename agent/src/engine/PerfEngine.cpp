@@ -19,7 +19,6 @@
 #include "engine/CTimerEngine.h"
 #include "engine/PerfEvents.h"
 #include "engine/PerfTickRing.h"
-#include "engine/SignalHandler.h"
 
 namespace candor {
 
@@ -52,7 +51,6 @@ CpuMark newMark_signalSafe(uint64_t session, uint64_t cpuNs) {
 }
 __thread CpuMark tCpuMark __attribute__((tls_model("initial-exec")));
 std::atomic<uint64_t> gSessions{0};
-constexpr int kSettleRequest = 0x5e771e;  // si_value of a settle request (SI_QUEUE from this process)
 
 perf_event_attr cpuClock(long long periodNs, bool kernel, bool ring) {
   perf_event_attr attr = perfCpuClockAttr(periodNs);
@@ -127,7 +125,7 @@ bool PerfEngine::startEngine(const Options& options, std::string* why) {
   // schedule; jittered, unprivileged ticks need none.
   ringPages_ = kernelSampled_ ? 2 : (jitterPct_ == 0 ? 1 : 0);
   session_ = addPlain(gSessions, uint64_t{1}) + 1;
-  pid_ = getpid();
+  settleRequests_.start(signal_);
   return true;
 }
 
@@ -180,35 +178,13 @@ void PerfEngine::armCpuTimer(int tid, ThreadTimer* timer) {
   timer->cpuTimerArmed = true;
 }
 
-bool PerfEngine::sendSettle(int tid) const {
-  // Another handler took the signal over (SignalTakeoverTest): what it would make of this one is its own.
-  if (SignalHandler::isReplaced(signal_)) return false;
-  siginfo_t info = {};
-  info.si_signo = signal_;
-  info.si_code = SI_QUEUE;
-  info.si_pid = pid_;
-  info.si_uid = getuid();
-  info.si_value.sival_int = kSettleRequest;
-  return syscall(SYS_rt_tgsigqueueinfo, pid_, tid, signal_, &info) == 0;
-}
-
 void PerfEngine::settleThisThread(int tid) {
   // The handler runs before the call returns: the signal is for this thread and not blocked.
-  if (settles_ && tid == static_cast<int>(syscall(SYS_gettid))) sendSettle(tid);
+  if (settles_ && tid == static_cast<int>(syscall(SYS_gettid))) settleRequests_.send(tid);
 }
 
 void PerfEngine::settleThreads(const std::vector<int>& tids) {
-  if (!settles_) return;
-  uint64_t before = lvSc(settled_);
-  uint64_t sent = 0;
-  for (int tid : tids) sent += sendSettle(tid) ? 1 : 0;
-  // A thread that does not run its handler soon (stopped, or a JVM that is exiting) keeps its
-  // debt: that CPU shows as the rate's shortfall, as an unsampled thread's would.
-  uint64_t deadline = monotonicNs() + 200'000'000;
-  while (lvSc(settled_) - before < sent && monotonicNs() < deadline) {
-    timespec pause = {0, 1'000'000};
-    nanosleep(&pause, nullptr);
-  }
+  if (settles_) settleRequests_.sendAndWait(tids);
 }
 
 void PerfEngine::disarmThread(ThreadTimer* timer) {
@@ -233,13 +209,13 @@ void PerfEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickBat
   }
   if (info->si_code == SI_QUEUE) {  // not perf's (POLL_IN): a settle request, or no one's
     batch->fromRing = true;
-    if (info->si_pid != pid_ || info->si_value.sival_int != kSettleRequest) return;
+    if (!settleRequests_.is_signalSafe(info)) return;
     batch->cpuTimer = batch->settle = true;
     batch->unsampledKernel = unsampledKernelTicks_signalSafe(0, 0);
     batch->kernelDebt = placeAtSyscalls_ ? splitKernelDebt_signalSafe(batch->unsampledKernel) : 0;
     batch->kernelWhereItRan = placeAtSyscalls_ ? batch->unsampledKernel - batch->kernelDebt : 0;
     batch->unsampledCpu = settleLastPart_signalSafe();
-    addOrdered(settled_, uint64_t{1});  // recorded before stop goes on: deactivate waits for this handler
+    settleRequests_.handled_signalSafe();
     return;
   }
   if (jitterPct_ > 0) {
@@ -295,8 +271,7 @@ uint64_t PerfEngine::settleLastPart_signalSafe() {
   tCpuMark.debtNs = 0;
   auto part = static_cast<uint64_t>(m.debtNs);
   auto interval = static_cast<uint64_t>(intervalNs_);
-  uint64_t before = addPlain(lastParts_, part);
-  return (before + part) / interval - before / interval;
+  return settleRequests_.poolLastPart_signalSafe(part, interval);
 }
 
 uint64_t PerfEngine::unsampledKernelTicks_signalSafe(uint64_t ticksNow, int64_t payAboveNs) const {

@@ -48,6 +48,7 @@
 #include <utility>
 
 #include "engine/Engine.h"
+#include "engine/SettleRequests.h"
 
 namespace candor {
 
@@ -92,13 +93,10 @@ class PerfEngine : public Engine {
   uint64_t session_ = 0;    // tells this session's per-thread CPU marks from a previous one's
 
   void armCpuTimer(int tid, ThreadTimer* timer);
-  bool sendSettle(int tid) const;
   // Signal-handler path, a settle request: the cpu_unsampled ticks of the thread's last part.
   uint64_t settleLastPart_signalSafe();
 
-  int pid_ = 0;
-  std::atomic<uint64_t> settled_{0};  // settle requests handled (handlers add; settleThreads reads)
-  std::atomic<uint64_t> lastParts_{0};  // ns of settled threads' last parts, pooled (handlers add)
+  SettleRequests settleRequests_;
 };
 
 }  // namespace candor
