@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -623,22 +624,27 @@ void Profiler::logDroppedHint() {
 void Profiler::logRateHint(const ProfileReport& r) {
   // ctimer and itimer are POSIX CPU-time timers, which the kernel checks only at its tick (1-10 ms
   // by CONFIG_HZ; 4 ms here). Asked for less, both keep the rate, their signals counting the
-  // intervals they stand for (ctimer: si_overrun; itimer: the process's CPU clock), but their stacks
-  // are no finer than the tick; a jittered ctimer re-arms one-shot timers, which count no overrun,
-  // and takes a tick's worth of CPU per sample. The summary and the stats give the rate and the
-  // merged ticks; this line says why and what to do. (Short-lived threads lower the rate too, which
-  // this line cannot tell apart; at 10 ms and above only they can.)
+  // intervals they stand for (ctimer: si_overrun, or jittered the thread's CPU clock; itimer: the
+  // process's CPU clock), but their stacks are no finer than the tick. The summary and the stats
+  // give the rate and the merged ticks; this line says why and what to do. (Short-lived threads
+  // lower the rate of stacks too, their CPU settled stackless; at 10 ms and above only they can.)
+  // The rate of stacks: ctimer settles the CPU its signals did not stand for as stackless
+  // cpu_unsampled ticks as threads end and at stop, which keeps the CPU but takes no sample.
   if (!options_.cpuEngine || options_.engine == EngineKind::kCpu || options_.intervalNs >= 10'000'000) return;
-  double achieved = r.samplesPerCpuSecond(), requested = r.requestedPerCpuSecond();
   uint64_t ticks = r.cpuTicks();
-  if (ticks < 100 || achieved <= 0) return;
+  uint64_t settled = std::min(ticks, r.failureCount(bucketName(Bucket::kCpuUnsampled)));
+  if (ticks < 100 || ticks == settled) return;
+  double achieved = r.samplesPerCpuSecond() * static_cast<double>(ticks - settled) / static_cast<double>(ticks);
+  double requested = r.requestedPerCpuSecond();
+  if (achieved <= 0) return;
   if (achieved < requested / 2) {
-    logInfo("event=%s took %.0f samples per CPU-second of the %.0f that interval=%lldns asks (%.1f%%): the kernel fires "
-            "CPU-time timers only at its tick, here about every %.1f ms of a thread's CPU; ask interval=%.0fms, or "
-            "event=cpu (perf events) to sample faster",
+    logInfo("event=%s took %.0f samples per CPU-second of the %.0f that interval=%lldns asks (%.1f%%; the rest of the "
+            "CPU is counted as cpu_unsampled): the kernel fires CPU-time timers only at its tick, here about every "
+            "%.1f ms of a thread's CPU; ask interval=%.0fms, or event=cpu (perf events) to sample faster",
             engineName(options_.engine), achieved, requested, static_cast<long long>(options_.intervalNs),
             100.0 * achieved / requested, 1000.0 / achieved, std::ceil(1000.0 / achieved));
-  } else if (r.merged * 2 > ticks) {
+  } else if (r.merged * 2 > ticks - settled && r.merged < ticks - settled) {
+    ticks -= settled;
     double perSignal = static_cast<double>(ticks) / static_cast<double>(ticks - r.merged);
     logInfo("event=%s: %.1f%% of its %llu ticks came within a later tick's signal: the kernel fires CPU-time timers "
             "only at its tick, so each stack stands for %.1f intervals of %lldns (about %.1f ms of %s CPU); "

@@ -208,8 +208,8 @@ class SamplerModesTest {
      * signal stands for every interval that expired since the last (si_overrun), itimer's for the intervals of the
      * process's CPU completed since the last signal (its CPU clock): their ticks keep the rate asked (before, a
      * quarter of it), and the stop says each stack stands for several intervals. A jittered ctimer re-arms one-shot
-     * timers, which count no overrun: it takes about a quarter of the samples asked, and the stop says why, with the
-     * rate it took and what to ask instead. itimer's rate is per CPU-second of the whole process, the clock it
+     * timers, which count no overrun: its signals count the intervals of the thread's CPU clock instead, and keep the
+     * rate too (before, a quarter of it in stacks, the rest settled stackless). itimer's rate is per CPU-second of the whole process, the clock it
      * counts (its signals land on JIT and GC threads too, as {@code not_java_thread}).
      */
     @ParameterizedTest(name = "{0}")
@@ -218,7 +218,6 @@ class SamplerModesTest {
         jdk.assumePresent();
         for (String event : List.of("ctimer", "itimer", "ctimer,jitter=10")) {
             String engine = event.replaceAll(",.*", "");
-            boolean jittered = event.contains("jitter");
             String name = event + " at 1 ms " + jdk;
             Path dir = Build.runDir(event.replace(",jitter=", "-jitter") + "-1ms-" + jdk.label());
             Path statsFile = dir.resolve(engine + ".json");
@@ -236,19 +235,17 @@ class SamplerModesTest {
             String merged = run.stderr().lines().filter(l -> l.contains("came within a later tick's signal"))
                     .findFirst().orElse("");
             Figures.line(String.format("%s: %.0f samples per CPU-second of 1000 (%d ticks, %d merged); %s", name, rate,
-                    stats.get("ticks").asLong(), stats.get("merged_ticks").asLong(), jittered ? hint : merged));
+                    stats.get("ticks").asLong(), stats.get("merged_ticks").asLong(), merged.isEmpty() ? hint : merged));
             Profiles.assertIdentity(Profiles.stats(statsFile, run), name);
-            if (jittered) {
-                assertTrue(rate < 500, name + ": the kernel tick no longer limits one-shot timers? " + rate);
-                assertTrue(merged.isEmpty() && hint.startsWith("candor: event=ctimer took ")
-                                && hint.contains(" samples per CPU-second of the 1000 ") && hint.contains("ask interval="),
-                        name + ": the stop line says why\n" + run.describe());
-            } else {
-                assertTrue(rate >= 900 && rate <= 1100, name + ": ticks per CPU-second " + rate);
-                assertTrue(hint.isEmpty() && merged.startsWith("candor: event=" + engine + ": ")
-                                && merged.contains("each stack stands for"),
-                        name + ": the stop says each stack stands for several intervals\n" + run.describe());
-            }
+            // The stacks, the signals' ticks: most of the CPU. (A jittered ctimer armed one-shot timers at the
+            // interval, each signal one tick: a quarter of the CPU, the rest settled stackless, until 2026-12-03.)
+            long ticks = stats.get("ticks").asLong();
+            double inStacks = (ticks - stats.get("failures").get("cpu_unsampled").asLong()) / (double) Math.max(1, ticks);
+            assertTrue(engine.equals("itimer") || inStacks >= 0.8, name + ": share of the ticks with a stack " + inStacks);
+            assertTrue(rate >= 900 && rate <= 1100, name + ": ticks per CPU-second " + rate);
+            assertTrue(hint.isEmpty() && merged.startsWith("candor: event=" + engine + ": ")
+                            && merged.contains("each stack stands for"),
+                    name + ": the stop says each stack stands for several intervals\n" + run.describe());
         }
     }
 
@@ -257,16 +254,19 @@ class SamplerModesTest {
      * every interval since its timer's last one, but a burst shorter than the tick seldom holds a tick, so its
      * intervals wait for a signal that most often lands in a long burst: weighed by its own count, a signal put
      * the short bursts at 15.7-22.4% of the ticks against 34% of the CPU (ctimer at 1 ms and 100 us). Each
-     * signal now weighs its timer's average. The tick still misses some short bursts when a thread's timer has
-     * not expired again since its last signal (ctimer at 1 ms: 25.6-33.0%, as async-profiler's unweighted
-     * ctimer: 27.1-34.2%); at 100 us ctimer's timer has, and itimer's process-wide one lags behind the CPU:
-     * those two are judged.
+     * signal now weighs its timer's average. The tick still missed short bursts where a thread's timer had not
+     * expired again since its last signal (ctimer at 1 ms: 25.6-33.0%, as async-profiler's ctimer: 27.1-34.2%),
+     * until ctimer armed its timers at an eighth of the interval (27.7-33.8%); and where itimer's signals that completed no
+     * interval were dropped (JDK 17: 24.4-30.9%), until they joined the history. The workload's pauses were 1 ms on
+     * JDK 17 (Thread.sleep rounds half a millisecond up), which put the short bursts at 25.8-29.9% and failed CI once;
+     * with half-millisecond parks on both JDKs, 30.5-33.3% (JDK 17) and 30.6-34.9% (JDK 25). Longer pauses widen the
+     * shortfall: still a few points under the truth, never over it.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void shortBurstsKeepTheirShareUnderTheKernelTick(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        for (String event : List.of("ctimer,interval=100us", "itimer,interval=1ms")) {
+        for (String event : List.of("ctimer,interval=1ms", "itimer,interval=1ms")) {
             String engine = event.replaceAll(",.*", "");
             String name = "bursts " + event + " " + jdk;
             Path dir = Build.runDir("bursts-" + engine + "-" + jdk.label());

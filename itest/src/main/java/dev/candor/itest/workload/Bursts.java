@@ -1,12 +1,14 @@
 package dev.candor.itest.workload;
 
 import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One thread alternating twenty short bursts of work (0.2 ms of CPU each, in {@link #shortBurst},
- * each followed by a 0.5 ms sleep) with one long burst (8 ms, in {@link #longBurst}): about a third
+ * each followed by a 0.5 ms pause) with one long burst (8 ms, in {@link #longBurst}): about a third
  * of its CPU in short bursts, none of which holds a kernel tick (4 ms here) as often as its CPU
- * would have it. What CPU-time timers checked at the tick must not misplace.
+ * would have it. What CPU-time timers checked at the tick must not misplace. The half-millisecond
+ * pauses are parks, the same on every JDK ({@code Thread.sleep(0, 500_000)} sleeps 1 ms on JDK 17).
  *
  * <p>Usage: {@code Bursts TRUTH_FILE SECONDS}. Truth keys: {@code short_ns}, {@code long_ns} (CPU
  * time inside each kind of burst).
@@ -23,7 +25,8 @@ public final class Bursts {
                 long c = Hot.cpu();
                 shortBurst();
                 shortNs += Hot.cpu() - c;
-                Thread.sleep(0, 500_000);
+                // Not Thread.sleep(0, 500_000): JDK 17 rounds that up to a whole millisecond.
+                LockSupport.parkNanos(500_000);
             }
             long c = Hot.cpu();
             longBurst();
