@@ -166,6 +166,15 @@ def java_threads_only(path, dst):
     return keep_stacks(path, dst, lambda frames: not on_jvm_thread(frames))
 
 
+def without_switch_ticks(path):
+    """A collapsed profile without the stacks whose leaf is the scheduler's finish_task_switch (SWITCH_LEAF): a
+    copy beside it (.noswitch.collapsed), or path itself when it is no collapsed file (JFR holds no kernel frames)."""
+    if not path.endswith(".collapsed"):
+        return path
+    return keep_stacks(path, path[:-len(".collapsed")] + ".noswitch.collapsed",
+                       lambda frames: not (frames and SWITCH_LEAF.match(frames[-1])))
+
+
 def keep_stacks(path, dst, keep):
     """A copy of a collapsed file with only the stacks whose frames `keep` accepts. Returns dst."""
     with open(dst, "w") as out:
@@ -177,7 +186,7 @@ def keep_stacks(path, dst, keep):
 
 def overlap_matrix(java, cli, files, *options):
     """overlap(A,B) as `candor compare` computes it for every pair of `files`, each read once
-    (bench/overlap/OverlapMatrix.java on the CLI jar `cli`; options: --drop-failures); (matrix, None), or
+    (bench/overlap/OverlapMatrix.java on the CLI jar `cli`; options: --drop-failures, --java-only); (matrix, None), or
     (None, what went wrong)."""
     tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "overlap", "OverlapMatrix.java")
     p = subprocess.run([java, "-Xmx4g", "-cp", cli, tool] + list(options) + list(files), capture_output=True,

@@ -468,6 +468,20 @@ def server(raw, s):
              "samples are counted against (median): " + "; ".join("%s %s s / %s s" % (
                  config_label(c), f1(e["process_cpu_s"]), f1(e["java_cpu_s"])) for c, e in rows.items()) + ".")
     L.append("")
+    base = (rows.get("none") or {}).get("no_jit_us_per_request")
+    if base:
+        def no_jit(c, e):
+            r = lambda x: x / base if x is not None else None
+            vs = "" if c == "none" else " (%s [%s … %s])" % (pct(r(e["no_jit_us_per_request"])), pct(r(e["no_jit_us_min"])),
+                                                             pct(r(e["no_jit_us_max"])))
+            return "%s %s µs%s" % (config_label(c), f1(e["no_jit_us_per_request"]), vs)
+        L.append("The JIT compiler is still at work after the warm-up: its threads (C1, C2) used %s of the server's CPU "
+                 "in the measured window (median, no profiler: %s), and how much varies from run to run more than a "
+                 "profiler's cost does. CPU / request without them (median [min … max] of the runs against no "
+                 "profiler's median): " % (
+                     share(median([e.get("jit_share") for e in rows.values()])), share(rows["none"].get("jit_share")))
+                 + "; ".join(no_jit(c, e) for c, e in rows.items() if e.get("no_jit_us_per_request")) + ".")
+        L.append("")
     drops = [(c, e) for c, e in rows.items() if e.get("dropped")]
     if drops:
         L.append("Ticks candor dropped because its sample ring was full (median per run; counted in every output, and "
@@ -501,6 +515,29 @@ def server(raw, s):
                  ". With %s, every run against every run of it: " % ref + "; ".join(
                      "%s %s" % (config_label(c), f3(e.get("pairs_ref"))) for c, e in pairs if c != srv["reference"])
                  + ".")
+        L.append("")
+    java = [(c, e) for c, e in rows.items() if e.get("pairs_self_java") is not None]
+    if java:
+        L.append("Java frames only (all pairs of rounds, mean; `candor compare --java-only` on both sides: native and "
+                 "kernel frames and candor's `[kernel_unsampled]` marker dropped, so each tick counts for the Java code "
+                 "that ran or made the system call, wherever in the kernel each profiler put it): each profiler with "
+                 "itself: " + "; ".join("%s %s" % (config_label(c), f3(e["pairs_self_java"])) for c, e in java) +
+                 ". With %s: " % ref + "; ".join("%s %s" % (config_label(c), f3(e.get("pairs_ref_java")))
+                                                 for c, e in java if c != srv["reference"]) + ".")
+        L.append("")
+    quiet = [(c, e) for c, e in rows.items() if e.get("pairs_self_noswitch") is not None]
+    if quiet:
+        L.append("Without the ticks of context switches (all pairs of rounds, mean; every stack whose leaf is the "
+                 "scheduler's `finish_task_switch` dropped from every profile, and `candor compare --drop-failures`: "
+                 "timers per thread put at `finish_task_switch` a tick that fell due while the thread was switched "
+                 "out or switching, and reprogram themselves at every switch, which lengthens it; candor's timers "
+                 "per CPU see little of a switch, and it charges the CPU its ticks missed as estimated "
+                 "`[kernel_unsampled]` ticks, which --drop-failures drops): each profiler with itself: " +
+                 "; ".join("%s %s (Java frames only %s)" % (config_label(c), f3(e["pairs_self_noswitch"]),
+                                                           f3(e.get("pairs_self_java_noswitch"))) for c, e in quiet) +
+                 ". With %s: " % ref + "; ".join("%s %s (Java frames only %s)" % (
+                     config_label(c), f3(e.get("pairs_ref_noswitch")), f3(e.get("pairs_ref_java_noswitch")))
+                     for c, e in quiet if c != srv["reference"]) + ".")
         L.append("")
     return L + server_accuracy(rows)
 

@@ -78,17 +78,27 @@ class ServerPhase:
         of the same round, the reference's with itself (reference_pairs), every config's with itself
         (next_round_pairs), and every run's with every other (`overlaps_all`: runs of different rounds are separate
         JVMs as much as runs of the same round are, so all pairs estimate the same overlaps as adjacent ones with
-        less noise). All read from two matrices (all ticks; recorded stacks only, --drop-failures), each profile
-        read once per matrix."""
+        less noise), and every run's with every other of Java frames only (`overlaps_all_java`: --java-only drops
+        both profilers' native and kernel frames and candor's [kernel_unsampled] marker, so a tick counts for the
+        Java code that ran or made the system call, wherever in the kernel each profiler put it), and both again
+        without the ticks of context switches (`overlaps_all_noswitch`, `overlaps_all_java_noswitch`: every stack
+        whose leaf is the scheduler's finish_task_switch, where timers per thread put a tick that fell due while
+        the thread was switched out, and with --drop-failures candor's estimated ticks, where it charges the CPU
+        of switches that no tick saw). All read from five matrices, each profile read once per matrix."""
         runs = [r for r in runs if r.get("profile") and os.path.exists(r["profile"])]
         if len(runs) < 2:
             return
         files = [compare_input(r) for r in runs]
-        matrix, error = profiles.overlap_matrix(self.bench.java, self.candor_jar, files)
-        recorded, error2 = profiles.overlap_matrix(self.bench.java, self.candor_jar, files, "--drop-failures")
-        if error or error2:
-            self.bench.anomaly(error or error2)
-            return
+        quiet = [profiles.without_switch_ticks(f) for f in files]
+        matrices = {}
+        for name, inputs, options in (("all", files, ()), ("recorded", files, ("--drop-failures",)),
+                                      ("java", files, ("--java-only",)), ("noswitch", quiet, ("--drop-failures",)),
+                                      ("java_noswitch", quiet, ("--drop-failures", "--java-only"))):
+            matrices[name], error = profiles.overlap_matrix(self.bench.java, self.candor_jar, inputs, *options)
+            if error:
+                self.bench.anomaly(error)
+                return
+        matrix, recorded = matrices["all"], matrices["recorded"]
         at = {id(r): i for i, r in enumerate(runs)}
         for r, other in reference_pairs(runs, configs.SERVER_REFERENCE):
             r["overlap_ref"] = matrix[at[id(r)]][at[id(other)]]
@@ -99,6 +109,10 @@ class ServerPhase:
         for i, r in enumerate(runs):
             r["overlaps_all"] = [{"config": o["config"], "round": o["round"], "overlap": matrix[i][j]}
                                  for j, o in enumerate(runs) if j != i]
+            for key, name in (("overlaps_all_java", "java"), ("overlaps_all_noswitch", "noswitch"),
+                              ("overlaps_all_java_noswitch", "java_noswitch")):
+                r[key] = [{"config": o["config"], "round": o["round"], "overlap": matrices[name][i][j]}
+                          for j, o in enumerate(runs) if j != i]
         log("  overlaps with %s: %s" % (configs.SERVER_REFERENCE, ", ".join(
             "%s r%d %.3f" % (r["config"], r["round"], r["overlap_ref"]) for r in runs if "overlap_ref" in r)))
 

@@ -378,19 +378,21 @@ def ratio(x, y):
     return x / y if x is not None and y else None
 
 
-def pair_overlaps(runs, cfg, ref):
+def pair_overlaps(runs, cfg, ref, key="overlaps_all"):
     """All pairs of rounds (serverphase.all_pairs): the mean overlap of cfg's profiles with every reference
     profile (`pairs_ref`), of the reference's profiles with each other (`pairs_ref_self`) and of cfg's with each
     other (`pairs_self`), and the jackknife standard error over rounds of pairs_ref - pairs_ref_self
-    (`pairs_diff_se`: every estimate again with one round left out, all its runs with it). None under 3 rounds."""
-    mine = {r["round"]: r for r in runs if r["config"] == cfg and r.get("overlaps_all")}
-    refs = {r["round"]: r for r in runs if r["config"] == ref and r.get("overlaps_all")}
+    (`pairs_diff_se`: every estimate again with one round left out, all its runs with it). None under 3 rounds.
+    `key`: the runs' overlap lists to read (overlaps_all; overlaps_all_java, of Java frames only; .._noswitch,
+    without context-switch ticks)."""
+    mine = {r["round"]: r for r in runs if r["config"] == cfg and r.get(key)}
+    refs = {r["round"]: r for r in runs if r["config"] == ref and r.get(key)}
     rounds = sorted(set(mine) | set(refs))
     if len(mine) < 3 or len(refs) < 3:
         return None
 
     def ov(r, config, rnd):
-        return next((o["overlap"] for o in r["overlaps_all"] if o["config"] == config and o["round"] == rnd), None)
+        return next((o["overlap"] for o in r[key] if o["config"] == config and o["round"] == rnd), None)
 
     def mean_of(xs):
         xs = [x for x in xs if x is not None]
@@ -425,6 +427,8 @@ def server(measured):
         rs = [r for r in runs if r["config"] == cfg]
         sv = [r["server"] for r in rs]
         per_request = [x["cpu_us_per_request"] for x in sv]
+        # Without the JIT compiler threads' CPU in the window (servers of older runs did not report it).
+        no_jit = [(x["cpu_s"] - x["jit_cpu_s"]) / x["requests"] * 1e6 for x in sv if x.get("jit_cpu_s") is not None]
         floor_key = configs.floor_interval(cfg)
         e = {
             "n": len(rs),
@@ -435,6 +439,9 @@ def server(measured):
             "sys_us_per_request": median(x["sys_s"] / x["requests"] * 1e6 for x in sv),
             "ratio": ratio(median(per_request), base), "ratio_min": ratio(min(per_request), base),
             "ratio_max": ratio(max(per_request), base),
+            "jit_share": median(x["jit_cpu_s"] / x["cpu_s"] for x in sv if x.get("jit_cpu_s") is not None and x["cpu_s"]),
+            "no_jit_us_per_request": median(no_jit), "no_jit_us_min": min(no_jit, default=None),
+            "no_jit_us_max": max(no_jit, default=None),
             "latency_p50_ms": median((r.get("wrk") or {}).get("latency_p50_ms") for r in rs),
             "latency_p99_ms": median((r.get("wrk") or {}).get("latency_p99_ms") for r in rs),
             "java_cpu_s": median(x["java_threads_cpu_s"] for x in sv),
@@ -468,6 +475,9 @@ def server(measured):
                     e["endpoint_share_" + k] = median(x[1][k] for _, x in errors)
                     e["endpoint_truth_" + k] = median(x[2][k] for _, x in errors)
             e.update(pair_overlaps(runs, cfg, configs.SERVER_REFERENCE) or {})
+            for suffix in ("java", "noswitch", "java_noswitch"):
+                more = pair_overlaps(runs, cfg, configs.SERVER_REFERENCE, "overlaps_all_" + suffix) or {}
+                e.update({k + "_" + suffix: v for k, v in more.items()})
             overlaps = [r["overlap_ref"] for r in rs if r.get("overlap_ref") is not None]
             if overlaps:
                 e["overlap_min"], e["overlap_max"] = min(overlaps), max(overlaps)

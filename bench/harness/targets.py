@@ -142,6 +142,18 @@ def judge_server_overlap(t, srv, cfg):
     if e.get("overlap_ref_recorded") is not None and base.get("overlap_ref_recorded") is not None:
         recorded = "; of recorded stacks only (`--drop-failures`): %.3f vs %.3f" % (
             e["overlap_ref_recorded"], base["overlap_ref_recorded"])
+    if e.get("pairs_ref_java") is not None and e.get("pairs_ref_self_java") is not None:
+        recorded += "; of Java frames only (`--java-only`, all pairs): %.3f vs %.3f" % (
+            e["pairs_ref_java"], e["pairs_ref_self_java"])
+    if e.get("pairs_ref_noswitch") is not None and e.get("pairs_ref_self_noswitch") is not None:
+        se = e.get("pairs_diff_se_noswitch")
+        recorded += "; without the ticks of context switches (`finish_task_switch` leaves and estimated ticks " \
+                    "dropped, all pairs): %.3f vs %.3f (%+.3f%s)" % (
+                        e["pairs_ref_noswitch"], e["pairs_ref_self_noswitch"],
+                        e["pairs_ref_noswitch"] - e["pairs_ref_self_noswitch"], " ± %.3f" % se if se is not None else "")
+        if e.get("pairs_ref_java_noswitch") is not None and e.get("pairs_ref_self_java_noswitch") is not None:
+            recorded += ", of Java frames only %.3f vs %.3f" % (e["pairs_ref_java_noswitch"],
+                                                              e["pairs_ref_self_java_noswitch"])
     itself = ""
     if e.get("overlap_self") is not None:
         itself = "; %s with itself: %.3f" % (config_label(cfg), e["overlap_self"])

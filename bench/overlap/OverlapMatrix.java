@@ -13,7 +13,7 @@ import java.util.Locale;
  * overlaps by all pairs of rounds, not only adjacent ones: each file is read once, where a
  * {@code candor compare} per pair would read every file again for each of its pairs.
  *
- * <p>Run: {@code java -cp build/candor.jar bench/overlap/OverlapMatrix.java [--drop-failures] FILE...}
+ * <p>Run: {@code java -cp build/candor.jar bench/overlap/OverlapMatrix.java [--drop-failures] [--java-only] FILE...}
  * (compare's default options otherwise: frames matched by method, generated names normalized).
  */
 public final class OverlapMatrix {
@@ -24,15 +24,22 @@ public final class OverlapMatrix {
         Inputs.Options options = Inputs.Options.DEFAULT;
         List<Cct> trees = new ArrayList<>();
         int first = 0;
-        if (args.length > 0 && args[0].equals("--drop-failures")) {
-            options = options.withDropFailures(true);
-            first = 1;
+        for (; first < args.length && args[first].startsWith("--"); first++) {
+            switch (args[first]) {
+                case "--drop-failures" -> options = options.withDropFailures(true);
+                case "--java-only" -> options = options.withJavaOnly(true);
+                default -> {
+                    System.err.println("OverlapMatrix: unknown option " + args[first]
+                            + ": use --drop-failures or --java-only");
+                    System.exit(2);
+                }
+            }
         }
         for (int i = first; i < args.length; i++) {
             trees.add(Inputs.load(Path.of(args[i]), options).cct());
         }
         if (trees.size() < 2) {
-            System.err.println("usage: OverlapMatrix [--drop-failures] FILE FILE...: at least two profiles");
+            System.err.println("usage: OverlapMatrix [--drop-failures] [--java-only] FILE FILE...: at least two profiles");
             System.exit(2);
         }
         StringBuilder json = new StringBuilder("[");

@@ -34,8 +34,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * stops the server; the process then prints the same result as {@code jetty: {json}} and exits.
  * The result has the requests served in the window (admin requests not counted), the process's CPU
  * in the window from /proc/self/stat (user and system apart: everything, JIT, GC and a profiler's
- * threads included), the process's CPU since start, and the CPU of the live Java threads
- * (ThreadMXBean: the threads a Java-only profiler samples; JIT compiler threads are not among them).
+ * threads included) and its JIT compiler threads' part ({@code jit_cpu_s}), the process's CPU since
+ * start, and the CPU of the live Java threads (ThreadMXBean: the threads a Java-only profiler
+ * samples; JIT compiler threads are not among them).
  * {@code endpoint_cpu_s} is the known answer for the profiles: each endpoint's CPU (user + system,
  * its thread's CPU clock around the endpoint's method, {@code Endpoints.json} and the others), since
  * the server started, as the profiles and the Java threads' CPU cover the whole run.
@@ -174,8 +175,9 @@ final class JettyServer extends Handler.Abstract {
         return "{}".getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Requests served and the process's CPU at one moment. */
-    private record Snapshot(long nanos, long requests, long userTicks, long sysTicks, Map<String, Long> byEndpoint) {}
+    /** Requests served, the process's CPU and its live JIT compiler threads' CPU (by tid) at one moment. */
+    private record Snapshot(long nanos, long requests, long userTicks, long sysTicks, Map<String, Long> byEndpoint,
+                            Map<String, Long> compilerTicks) {}
 
     private Snapshot snapshot() throws Exception {
         long[] ticks = ProcThreads.cpuTicks(Files.readString(Path.of("/proc/self/stat")));
@@ -185,7 +187,7 @@ final class JettyServer extends Handler.Abstract {
             by.put(e.getKey(), e.getValue().sum());
             total += e.getValue().sum();
         }
-        return new Snapshot(System.nanoTime(), total, ticks[0], ticks[1], by);
+        return new Snapshot(System.nanoTime(), total, ticks[0], ticks[1], by, ProcThreads.compilerTicks());
     }
 
     static boolean isProfilerThread(String name) {
@@ -223,6 +225,14 @@ final class JettyServer extends Handler.Abstract {
         r.put("user_s", user);
         r.put("sys_s", sys);
         r.put("cpu_us_per_request", requests > 0 ? (user + sys) / requests * 1e6 : null);
+        // The JIT compiler threads' CPU in the window (those alive at its end; a compiler thread that ended in
+        // it takes its share along): after a short warm-up C2 may still use a quarter of the server's CPU, and
+        // how much varies run to run far more than a profiler's cost.
+        long jitTicks = 0;
+        for (Map.Entry<String, Long> e : to.compilerTicks.entrySet()) {
+            jitTicks += Math.max(0, e.getValue() - from.compilerTicks.getOrDefault(e.getKey(), 0L));
+        }
+        r.put("jit_cpu_s", jitTicks / hz);
         r.put("process_cpu_s", (to.userTicks + to.sysTicks) / hz);
         r.put("process_user_s", to.userTicks / hz);
         r.put("process_sys_s", to.sysTicks / hz);

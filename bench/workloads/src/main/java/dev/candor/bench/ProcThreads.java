@@ -26,25 +26,51 @@ final class ProcThreads {
         return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
     }
 
-    static void reportIfAsked() {
-        if (!Boolean.getBoolean("candor.bench.threads")) {
-            return;
-        }
-        Map<String, long[]> byName = new TreeMap<>();
+    /** One live thread of this process: its tid, its name (comm, cut at 15 characters), its CPU in clock ticks. */
+    record Task(String tid, String name, long ticks) {}
+
+    /** Every live thread of this process, from /proc/self/task (a thread that exits meanwhile is left out). */
+    static List<Task> tasks() throws IOException {
+        List<Task> out = new ArrayList<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            List<Path> list = new ArrayList<>(tasks.toList());
-            for (Path t : list) {
+            for (Path t : tasks.toList()) {
                 String stat;
                 try {
                     stat = Files.readString(t.resolve("stat"));
                 } catch (IOException e) {
                     continue; // the thread exited
                 }
-                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "#");
                 long[] cpu = cpuTicks(stat);
-                long ticks = cpu[0] + cpu[1];
-                long[] acc = byName.computeIfAbsent(name, k -> new long[2]);
-                acc[0] += ticks;
+                out.add(new Task(t.getFileName().toString(), stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+                        cpu[0] + cpu[1]));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The CPU (clock ticks, user + system) of each live JIT compiler thread ({@code C1 CompilerThre},
+     * {@code C2 CompilerThre}), by tid. HotSpot hides them from ThreadMXBean.
+     */
+    static Map<String, Long> compilerTicks() throws IOException {
+        Map<String, Long> byTid = new TreeMap<>();
+        for (Task t : tasks()) {
+            if (t.name().matches("C[12] CompilerThre.*")) {
+                byTid.put(t.tid(), t.ticks());
+            }
+        }
+        return byTid;
+    }
+
+    static void reportIfAsked() {
+        if (!Boolean.getBoolean("candor.bench.threads")) {
+            return;
+        }
+        Map<String, long[]> byName = new TreeMap<>();
+        try {
+            for (Task t : tasks()) {
+                long[] acc = byName.computeIfAbsent(t.name().replaceAll("[0-9]+", "#"), k -> new long[2]);
+                acc[0] += t.ticks();
                 acc[1]++;
             }
         } catch (IOException e) {
