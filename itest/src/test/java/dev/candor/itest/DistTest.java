@@ -104,8 +104,7 @@ class DistTest {
         assertEquals(0, record.exit(), record.toString());
         assertTrue(Files.size(work.resolve("demo.html")) > 10_000, "demo.html");
         CollapsedProfile profile = CollapsedProfile.read(work.resolve("demo.collapsed"));
-        String top = profile.selfByFrame().keySet().stream().filter(f -> !CollapsedProfile.isPseudoFrame(f))
-                .findFirst().orElse("(none)");
+        String top = DemoTest.topSelfFrame(profile);
         Figures.line(String.format("dist %s: %s (%d kB), %s; demo %d samples, top self frame %s", jdk,
                 tarball.getFileName(), Files.size(tarball) / 1024, line, profile.total(), top));
         assertEquals(DemoTest.HOT, top, "the demo's hot method leads: " + profile.selfByFrame());

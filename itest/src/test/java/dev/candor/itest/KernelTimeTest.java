@@ -54,9 +54,11 @@ class KernelTimeTest {
         if (unprivileged) {
             jvm.unprivileged();
         }
+        long stealBefore = MachineSteal.nowNs();
         Jvm.Result run = jvm.agent("start,interval=1ms,threads," + (perCpu ? "percpu," : "") + "file=" + collapsedFile
                         + ",stats=" + statsFile)
                 .main(SyscallMix.class, truthFile.toString(), "4").run(Duration.ofSeconds(90));
+        long stolenMs = (MachineSteal.nowNs() - stealBefore) / 1_000_000;
         assertEquals(0, run.exitCode(), run.describe());
 
         Properties truth = Profiles.truth(truthFile, run);
@@ -122,7 +124,9 @@ class KernelTimeTest {
             assertTrue(unsampled <= 0.04 * (inJava + inSyscall), name + ": [kernel_unsampled] " + unsampled);
         } else {
             assertEquals(0, kernelFramed, name + ": kernel frames without kernel sampling");
-            assertPlacedAtSystemCalls(worker, unsampled, name);
+            // With the machine's steal time: a fresh clone's run on a guest twice as slow as usual put 18-22 of
+            // 527-635 here (the server beside it served half its usual requests); 0 of 796-888 right after.
+            assertPlacedAtSystemCalls(worker, unsampled, name + " (machine steal " + stolenMs + " ms)");
         }
     }
 

@@ -29,6 +29,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 final class ReportTool {
     static final ObjectMapper JSON_MAPPER = new ObjectMapper();
     static final Pattern DAMAGED_AT = Pattern.compile("damaged at byte (\\d+)");
+    /**
+     * A Java stack trace: its frames, its cause, or its first line (a class name ending in Exception or
+     * Error, alone or before ": message"). Not the word alone: a report names events such as
+     * jdk.JavaExceptionThrow and methods of exception classes.
+     */
+    static final Pattern STACK_TRACE = Pattern.compile(
+            "(?m)^(\\s+at [\\w$.<>/]+\\(|Caused by: |Exception in thread |[\\w$]+(\\.[\\w$]+)+(Exception|Error)(: |$))");
 
     record Ran(List<String> command, int exitCode, String stdout, String stderr) {
         String describe() {
@@ -41,7 +48,7 @@ final class ReportTool {
             List<String> lines = stderr.lines().toList();
             assertEquals(1, lines.size(), "expected one line on stderr\n" + describe());
             assertTrue(lines.get(0).startsWith("candor: "), describe());
-            assertFalse(stderr.contains("Exception") || stderr.contains("\tat "), describe());
+            assertFalse(hasStackTrace(stderr), describe());
             return lines.get(0);
         }
 
@@ -55,6 +62,10 @@ final class ReportTool {
         private static String abbreviate(String s) {
             return s.length() > 4000 ? s.substring(0, 2000) + "\n...\n" + s.substring(s.length() - 2000) : s;
         }
+    }
+
+    static boolean hasStackTrace(String s) {
+        return STACK_TRACE.matcher(s).find();
     }
 
     /** {@code java -jar candor.jar report ARGS} on this JDK, in DIR. */
