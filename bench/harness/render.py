@@ -508,38 +508,37 @@ def server(raw, s):
                  "noise does not explain: " + "; ".join("%s %s" % (config_label(c), f3(e["overlap_self"]))
                                                        for c, e in itself) + ".")
         L.append("")
-    pairs = [(c, e) for c, e in rows.items() if e.get("pairs_self") is not None]
-    if pairs:
-        L.append("All pairs of rounds (mean): each profiler with itself, every run against every other run of the "
-                 "same config: " + "; ".join("%s %s" % (config_label(c), f3(e["pairs_self"])) for c, e in pairs) +
-                 ". With %s, every run against every run of it: " % ref + "; ".join(
-                     "%s %s" % (config_label(c), f3(e.get("pairs_ref"))) for c, e in pairs if c != srv["reference"])
-                 + ".")
-        L.append("")
-    java = [(c, e) for c, e in rows.items() if e.get("pairs_self_java") is not None]
-    if java:
-        L.append("Java frames only (all pairs of rounds, mean; `candor compare --java-only` on both sides: native and "
-                 "kernel frames and candor's `[kernel_unsampled]` marker dropped, so each tick counts for the Java code "
-                 "that ran or made the system call, wherever in the kernel each profiler put it): each profiler with "
-                 "itself: " + "; ".join("%s %s" % (config_label(c), f3(e["pairs_self_java"])) for c, e in java) +
-                 ". With %s: " % ref + "; ".join("%s %s" % (config_label(c), f3(e.get("pairs_ref_java")))
-                                                 for c, e in java if c != srv["reference"]) + ".")
-        L.append("")
-    quiet = [(c, e) for c, e in rows.items() if e.get("pairs_self_noswitch") is not None]
-    if quiet:
-        L.append("Without the ticks of context switches (all pairs of rounds, mean; every stack whose leaf is the "
-                 "scheduler's `finish_task_switch` dropped from every profile, and `candor compare --drop-failures`: "
-                 "timers per thread put at `finish_task_switch` a tick that fell due while the thread was switched "
-                 "out or switching, and reprogram themselves at every switch, which lengthens it; candor's timers "
-                 "per CPU see little of a switch, and it charges the CPU its ticks missed as estimated "
-                 "`[kernel_unsampled]` ticks, which --drop-failures drops): each profiler with itself: " +
-                 "; ".join("%s %s (Java frames only %s)" % (config_label(c), f3(e["pairs_self_noswitch"]),
-                                                           f3(e.get("pairs_self_java_noswitch"))) for c, e in quiet) +
-                 ". With %s: " % ref + "; ".join("%s %s (Java frames only %s)" % (
-                     config_label(c), f3(e.get("pairs_ref_noswitch")), f3(e.get("pairs_ref_java_noswitch")))
-                     for c, e in quiet if c != srv["reference"]) + ".")
-        L.append("")
+    L += pairs_paragraph(
+        rows, srv["reference"], "pairs_self", "pairs_ref",
+        "All pairs of rounds (mean): each profiler with itself, every run against every other run of the same "
+        "config: ", ". With %s, every run against every run of it: " % ref)
+    L += pairs_paragraph(
+        rows, srv["reference"], "pairs_self_java", "pairs_ref_java",
+        "Java frames only (all pairs of rounds, mean; `candor compare --java-only` on both sides: native and kernel "
+        "frames and candor's `[kernel_unsampled]` marker dropped, so each tick counts for the Java code that ran or "
+        "made the system call, wherever in the kernel each profiler put it): each profiler with itself: ",
+        ". With %s: " % ref)
+    L += pairs_paragraph(
+        rows, srv["reference"], "pairs_self_noswitch", "pairs_ref_noswitch",
+        "Without the ticks of context switches (all pairs of rounds, mean; every stack whose leaf is the scheduler's "
+        "`finish_task_switch` dropped from every profile, and `candor compare --drop-failures`: timers per thread put "
+        "at `finish_task_switch` a tick that fell due while the thread was switched out or switching, and reprogram "
+        "themselves at every switch, which lengthens it; candor's timers per CPU see little of a switch, and it "
+        "charges the CPU its ticks missed as estimated `[kernel_unsampled]` ticks, which --drop-failures drops): each "
+        "profiler with itself: ", ". With %s: " % ref,
+        lambda e, key: "%s (Java frames only %s)" % (f3(e.get(key)), f3(e.get(key.replace("_noswitch", "_java_noswitch")))))
     return L + server_accuracy(rows)
+
+
+def pairs_paragraph(rows, reference, self_key, ref_key, intro, with_ref, figure=None):
+    """A paragraph (and its blank line) of all-pairs overlaps: every config's with itself (`self_key`), then every
+    other config's with the reference (`ref_key`); `figure(e, key)` formats one (default: the value)."""
+    figure = figure or (lambda e, key: f3(e.get(key)))
+    picked = [(c, e) for c, e in rows.items() if e.get(self_key) is not None]
+    if not picked:
+        return []
+    return [intro + "; ".join("%s %s" % (config_label(c), figure(e, self_key)) for c, e in picked) + with_ref +
+            "; ".join("%s %s" % (config_label(c), figure(e, ref_key)) for c, e in picked if c != reference) + ".", ""]
 
 
 def server_accuracy(rows):
