@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import threading
 import time
+import types
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(BENCH)
@@ -94,6 +95,9 @@ class QuietGate:
 
 NO_GATE = QuietGate(0.0, 0, 0)
 
+# The rusage of a child that someone else reaped (run_measured): nothing measured.
+NO_RUSAGE = types.SimpleNamespace(ru_utime=0.0, ru_stime=0.0, ru_maxrss=0, ru_nvcsw=0, ru_nivcsw=0)
+
 
 def poll_rss(pid, series, stop, period_s=1.0):
     """Appends (seconds since start, VmRSS kB, VmHWM kB) of process pid every period_s until stop is set."""
@@ -135,14 +139,20 @@ def run_measured(cmd, log_path, gate=NO_GATE, cwd=None, timeout=600, rss_series=
         try:
             if during:
                 extra = during(p, out)
-            _, status, ru = os.wait4(p.pid, 0)
+            try:
+                _, status, ru = os.wait4(p.pid, 0)
+            except ChildProcessError:
+                # `during` polled a child that exited early (a server that never listened) and so reaped it:
+                # its exit code is known, its rusage is gone; the caller reports the exit, not a traceback
+                status, ru = None, NO_RUSAGE
         finally:
             killer.cancel()
             stop.set()
         wall = time.monotonic() - t0
         if poller:
             poller.join()
-    p.returncode = os.waitstatus_to_exitcode(status)
+    if status is not None:
+        p.returncode = os.waitstatus_to_exitcode(status)
     ticks1 = read_cpu_ticks()
     hz = os.sysconf("SC_CLK_TCK")
     cpu = ru.ru_utime + ru.ru_stime
