@@ -36,6 +36,8 @@ final class ReportTool {
      */
     static final Pattern STACK_TRACE = Pattern.compile(
             "(?m)^(\\s+at [\\w$.<>/]+\\(|Caused by: |Exception in thread |[\\w$]+(\\.[\\w$]+)+(Exception|Error)(: |$))");
+    /** An exception's name anywhere (IllegalStateException; not jdk.JavaExceptionThrow): no candor line shows one. */
+    static final Pattern EXCEPTION_NAME = Pattern.compile("\\w*Exception\\b");
 
     record Ran(List<String> command, int exitCode, String stdout, String stderr) {
         String describe() {
@@ -48,7 +50,7 @@ final class ReportTool {
             List<String> lines = stderr.lines().toList();
             assertEquals(1, lines.size(), "expected one line on stderr\n" + describe());
             assertTrue(lines.get(0).startsWith("candor: "), describe());
-            assertFalse(hasStackTrace(stderr), describe());
+            assertFalse(hasStackTrace(stderr) || EXCEPTION_NAME.matcher(stderr).find(), describe());
             return lines.get(0);
         }
 
