@@ -105,7 +105,13 @@ public final class Runner {
                         "After each wake-up a thread runs afterWake (~30 µs of Java), then unparks the other and"
                                 + " parks: tens of thousands of context switches a second, where a timer per thread"
                                 + " and a timer per CPU place their ticks differently; the rest of the CPU (park,"
-                                + " unpark, system calls, switches) is the truth's work."));
+                                + " unpark, system calls, switches) is the truth's work."),
+                new Case("blockmix", "one thread blocking, writing and computing in turns", PKG + "BlockMix",
+                        List.of(dontInline("BlockMix::*")), PKG + "BlockMix.waitTurn", null, false,
+                        "Each round the worker blocks four times (waitTurn: park until a partner thread hands the"
+                                + " turn back), writes one byte to /dev/null 1024 times (writes) and runs a Java loop"
+                                + " (spin): where a profiler puts the CPU of the blocking, beside system calls that do"
+                                + " not block."));
     }
 
     static String dontInline(String what) {
