@@ -24,6 +24,11 @@ struct ThreadSignals {
   uint64_t accountedNs;  // jittered probes: its CPU clock up to the whole intervals they stood for
 };
 __thread ThreadSignals tSignals __attribute__((tls_model("initial-exec")));
+
+// Signal-handler path too: this thread's history starts in `session`, its CPU counted from `cpuNs`.
+void startThreadSignals_signalSafe(uint64_t session, uint64_t cpuNs) {
+  tSignals = {{session, 0, 0, 0}, 0, cpuNs, cpuNs};
+}
 std::atomic<uint64_t> gSessions{0};
 
 itimerspec periodic(long long ns, bool oneShot) {
@@ -53,8 +58,7 @@ bool CTimerEngine::armThread(int tid, ThreadTimer* timer, std::string* why) {
   // On the thread itself (a thread that starts in the session): its CPU counts from here, so a
   // thread that ends before its first signal still settles what it used.
   if (tid == static_cast<int>(syscall(SYS_gettid))) {
-    uint64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID);
-    tSignals = {{session_, 0, 0, 0}, 0, cpu, cpu};
+    startThreadSignals_signalSafe(session_, clockNs(CLOCK_THREAD_CPUTIME_ID));
   }
   // With jitter each expiry re-arms a one-shot timer from the handler.
   itimerspec spec = periodic(nextPeriodNs_signalSafe(), jitterPct_ > 0);
@@ -143,8 +147,7 @@ void CTimerEngine::readTicks_signalSafe(const siginfo_t* info, int tid, CpuTickB
   if (t.history.session != session_) {  // armed before its thread ran here: its CPU since, about
     uint64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID);
     uint64_t since = fired * static_cast<uint64_t>(periodNs_);
-    uint64_t armed = cpu > since ? cpu - since : 1;
-    t = {{session_, 0, 0, 0}, 0, armed, armed};
+    startThreadSignals_signalSafe(session_, cpu > since ? cpu - since : 1);
   }
   uint64_t weight;
   if (probesPerInterval_ > 1 && jitterPct_ > 0) {  // one-shot probes count no overrun: the CPU clock does
