@@ -34,7 +34,7 @@ final class ProfileOptions {
     String event;
 
     @Option(names = {"-i", "--interval"}, paramLabel = "INTERVAL", order = 2,
-            description = "CPU time between samples of one thread: N[ns|us|ms|s] (agent default: 10ms; per-CPU timers, root's default, run 0.3% under it)")
+            description = "CPU time between samples of one thread: N[ns|us|ms|s] (agent default: 10ms; per-CPU timers, root's default, run 0.3%% under it)")
     String interval;
 
     @Option(names = {"-f", "--file"}, paramLabel = "FILE", order = 3,

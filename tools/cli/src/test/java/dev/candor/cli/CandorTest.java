@@ -36,6 +36,26 @@ class CandorTest {
         assertTrue(out.toString().contains("-- java ARGS..."), out.toString());
     }
 
+    /**
+     * picocli reads descriptions as format strings: a lone percent sign ("0.3% under it") made every
+     * help that showed it print three "[picocli WARN]" lines on the JVM's stderr, outside our writers.
+     */
+    @Test
+    void everyHelpRendersWithoutPicocliWarnings() {
+        java.io.PrintStream saved = System.err;
+        java.io.ByteArrayOutputStream stderr = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(stderr, true));
+        try {
+            for (String command : List.of("record", "attach", "list", "report", "compare", "merge")) {
+                assertEquals(0, run(command, "--help"), command + ": " + err);
+            }
+        } finally {
+            System.setErr(saved);
+        }
+        assertEquals("", stderr.toString(), "picocli's own stderr");
+        assertTrue(out.toString().contains("run 0.3% under it)"), out.toString());
+    }
+
     @Test
     void version() {
         assertEquals(0, run("--version"));
