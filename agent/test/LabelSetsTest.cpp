@@ -89,6 +89,26 @@ TEST(LabelSets, HistoryGivesTheSetInForceAtASamplesTime) {
   sets.forget(401);
 }
 
+// A session that starts while a thread is in a scope (candor attach start, a second session): the
+// history starts empty, and the thread's first change after it must not make its earlier samples
+// unlabelled: before that change the thread was in the set it had at the start.
+TEST(LabelSets, HistoryStartedInAScopeKeepsThatScopeBeforeTheFirstChange) {
+  LabelSets sets;
+  uint32_t a = sets.enter(403, {{"endpoint", "/a"}});  // no session yet: no history
+  sets.keepHistory(true);                              // the session starts
+  uint64_t sampled = monotonicNs();                    // a sample the reader reads later
+  sets.enter(403, {});                                 // the scope closes
+  uint32_t b = sets.enter(403, {{"endpoint", "/b"}});
+  EXPECT_EQ(a, sets.idAt(403, sampled));
+  EXPECT_EQ(b, sets.idAt(403, monotonicNs()));
+  sets.enter(404, {{"endpoint", "/b"}});               // not in a scope before: none, as before
+  uint64_t inB = monotonicNs();
+  EXPECT_EQ(b, sets.idAt(404, inB));
+  EXPECT_EQ(LabelSets::kNone, sets.idAt(404, sampled));
+  sets.forget(403);
+  sets.forget(404);
+}
+
 // The reader tells how far it has read; the history keeps what it may still ask for: the change in
 // force then and every later one, however many (a thread with 100 us scopes makes 1,000 in a pass).
 TEST(LabelSets, HistoryKeepsWhatTheReaderHasNotRead) {

@@ -58,23 +58,28 @@ uint32_t LabelSets::enter(int tid, LabelPairs pairs) {
       byId_[id] = &it->first;
     }
   }
+  auto was = current_.find(tid);
+  uint32_t before = was != current_.end() ? was->second : kNone;
   // Stored under the mutex, so prune() never forgets a set between its interning and its use.
   if (id == kNone) current_.erase(tid);
   else current_[tid] = id;
   ThreadLabels::process().set(tid, id);
-  noteChangeLocked(tid, id);
+  noteChangeLocked(tid, before, id);
   return id;
 }
 
 void LabelSets::forget(int tid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  bool inScope = current_.erase(tid) != 0;
+  auto was = current_.find(tid);
+  uint32_t before = was != current_.end() ? was->second : kNone;
+  bool inScope = was != current_.end();
+  if (inScope) current_.erase(was);
   ThreadLabels::process().set(tid, kNone);
   // A thread that never entered a scope has no history to close: idAt gives its late samples
   // kNone without one. Noting its end anyway cost every ending thread a history (a map node and
   // a deque) until the next prune: of the ticks of CpuCoverageTest's ~21,000 short threads, 18 of
   // 2,389 were LabelSets' (7 now).
-  if (inScope || history_.count(tid) != 0) noteChangeLocked(tid, kNone);
+  if (inScope || history_.count(tid) != 0) noteChangeLocked(tid, before, kNone);
 }
 
 void LabelSets::keepHistory(bool on) {
@@ -83,10 +88,14 @@ void LabelSets::keepHistory(bool on) {
   history_.clear();
 }
 
-void LabelSets::noteChangeLocked(int tid, uint32_t id) {
+void LabelSets::noteChangeLocked(int tid, uint32_t before, uint32_t id) {
   if (!keepHistory_) return;
   uint64_t now = monotonicNs();
-  History& h = history_[tid];
+  auto [it, first] = history_.try_emplace(tid);
+  History& h = it->second;
+  // The thread's first change since the history started (a session that starts while it is in a
+  // scope): before it, the thread was in `before`, for samples the reader has yet to read.
+  if (first && before != kNone) h.changes.push_back({0, before});
   h.changes.push_back({now, id});
   // Keep the change in force when the reader last read every ring, and at most kHistoryNs ago
   // (the first change at most that old is the oldest kept).

@@ -75,7 +75,8 @@ class LabelSets {
 
  private:
   const LabelPairs* findLocked(uint32_t id) const;  // the set of an id (overflow included), or nullptr
-  void noteChangeLocked(int tid, uint32_t id);
+  // `before`: the set the thread was in until this change.
+  void noteChangeLocked(int tid, uint32_t before, uint32_t id);
 
   struct Change {
     uint64_t timeNs;
