@@ -232,6 +232,68 @@ class LabelsTest {
     }
 
     // The stats' labels.KEY.
+    /**
+     * An agent attached to a JVM whose code already opens scopes (README: "an agent attached later sees a
+     * thread's labels from its next scope on"; the API looks for an agent at most once a second). Two
+     * sessions by {@code candor attach}: in the first, the pool's scopes are labelled once the API has found
+     * the agent; in the second, started after that, every scope's samples carry its label (those in flight
+     * as it starts too), at the workload's split between the endpoints.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.candor.itest.Jdks#all")
+    void anAgentAttachedLaterSeesTheScopesOpenedAfterIt(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        String name = "labels late attach " + jdk;
+        Path dir = Build.runDir("labels-attach-" + jdk.label());
+        Path truthFile = dir.resolve("truth.properties");
+        Jvm.Started started = Jvm.of(jdk, dir).jvmArg("-XX:+EnableDynamicAgentLoading")
+                .main(Labelled.class.getName(), ApiTest.classpath(), truthFile.toString(), "12000", "4000", "3000", "3000")
+                .start();
+        String pid = Long.toString(started.process().pid());
+        String agent = Build.agent().toString();
+        Path[] sessions = {dir.resolve("first.collapsed"), dir.resolve("second.collapsed")};
+        long[] seconds = {2500, 1500};
+        try {
+            Thread.sleep(500);  // the workload's scopes are open, with no agent to find
+            for (int i = 0; i < sessions.length; i++) {
+                Targets.Ran start = Targets.candorInProcess("--agent", agent, "attach", pid, "start", "-i", "1ms",
+                        "-f", sessions[i].toString(), "--agent-options", "split=label:endpoint");
+                assertEquals(0, start.exitCode(), name + ": start\n" + start.describe());
+                Thread.sleep(seconds[i]);
+                Targets.Ran stop = Targets.candorInProcess("--agent", agent, "attach", pid, "stop");
+                assertEquals(0, stop.exitCode(), name + ": stop\n" + stop.describe());
+            }
+        } finally {
+            Jvm.Result run = started.await(Duration.ofSeconds(120));
+            assertEquals(0, run.exitCode(), run.describe());
+        }
+        long[][] counts = new long[2][];
+        for (int i = 0; i < sessions.length; i++) {
+            CollapsedProfile p = CollapsedProfile.parse(java.nio.file.Files.readString(sessions[i]));
+            String slice = "dev.candor.itest.workload.Labelled.slice";
+            long a = p.count(s -> s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_A));
+            long b = p.count(s -> s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_B));
+            long misfiled = p.count(s -> (s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_B))
+                    || (s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_A)));
+            long unlabelled = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]") && s.frames().contains(slice));
+            counts[i] = new long[] {a, b, misfiled, unlabelled};
+        }
+        Figures.line(String.format("%s: first session (from attach): /a %d, /b %d, misfiled %d, pool samples unlabelled %d;"
+                        + " second: /a %d, /b %d, misfiled %d, unlabelled %d", name, counts[0][0], counts[0][1],
+                counts[0][2], counts[0][3], counts[1][0], counts[1][1], counts[1][2], counts[1][3]));
+        long firstPool = counts[0][0] + counts[0][1] + counts[0][3];
+        assertTrue(counts[0][0] + counts[0][1] >= firstPool / 3, name + ": the first session's scopes stayed unlabelled "
+                + "past the API's next look for an agent: " + List.of(counts[0][0], counts[0][1], counts[0][3]));
+        long second = counts[1][0] + counts[1][1];
+        assertTrue(second >= 1000, name + ": too few labelled samples in the second session: " + second);
+        // Scopes in flight as the second session starts were opened before it: the session's label history
+        // starts empty, and their samples once fell under no label until the thread's next scope (2 a run).
+        assertEquals(0, counts[1][3], name + ": pool samples without a label after the API found the agent");
+        assertTrue(counts[0][2] + counts[1][2] <= 0.01 * (firstPool + second), name + ": samples under the other endpoint");
+        // 7 requests of A for every 3 of B, each 3 ms of CPU
+        assertEquals(0.7, (double) counts[1][0] / second, 0.06, name + ": share of /a among the labelled samples");
+    }
+
     static long labelStat(Path statsFile, String key) throws java.io.IOException {
         var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(statsFile.toFile()).path("labels").path(key);
         assertTrue(value.isNumber(), "no labels." + key + " in " + statsFile);
