@@ -55,7 +55,7 @@ public final class BlockMix {
 
     static void work(long targetNs) throws IOException {
         long begin = Truth.start();
-        long reads = readPairNs();
+        long reads = Truth.readPairNs();
         long inWait = 0, inWrites = 0, inSpin = 0;
         long x = 0;
         try (FileOutputStream out = new FileOutputStream("/dev/null")) {
@@ -117,17 +117,6 @@ public final class BlockMix {
             x += i * 31L ^ (x >>> 3);
         }
         return x;
-    }
-
-    /** What two back-to-back reads of the thread's CPU clock add to a measured region, ns. */
-    static long readPairNs() {
-        long sum = 0;
-        int n = 20_000;
-        for (int i = 0; i < n; i++) {
-            long t = Truth.start();
-            sum += Truth.start() - t;
-        }
-        return sum / n;
     }
 
     private BlockMix() {

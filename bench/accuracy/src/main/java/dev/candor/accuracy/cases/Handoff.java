@@ -52,7 +52,7 @@ public final class Handoff {
     /** Takes the token, runs afterWake, hands the token on, until this thread has used targetNs of CPU. */
     static void work(int me, long targetNs) {
         long begin = Truth.start();
-        long reads = readPairNs();
+        long reads = Truth.readPairNs();
         long inWake = 0;
         long x = 0;
         for (long calls = 1; ; calls++) {
@@ -78,17 +78,6 @@ public final class Handoff {
         long all = Truth.start() - begin;
         Truth.charge(inWake, 0, Handoff.class.getName() + ".afterWake");
         Truth.charge(all - inWake, 1);
-    }
-
-    /** What two back-to-back reads of the thread's CPU clock add to a measured region, ns. */
-    static long readPairNs() {
-        long sum = 0;
-        int n = 20_000;
-        for (int i = 0; i < n; i++) {
-            long t = Truth.start();
-            sum += Truth.start() - t;
-        }
-        return sum / n;
     }
 
     static long afterWake(int iterations) {

@@ -136,6 +136,20 @@ public final class Truth {
         Files.writeString(Path.of(file + ".properties"), p.toString(), StandardCharsets.UTF_8);
     }
 
+    /**
+     * What two back-to-back reads of the calling thread's CPU clock add to a measured region, ns: for
+     * regions too short to measure one by one, whose callers subtract it per region ({@link #charge}).
+     */
+    public static long readPairNs() {
+        long sum = 0;
+        int n = 20_000;
+        for (int i = 0; i < n; i++) {
+            long t = start();
+            sum += start() - t;
+        }
+        return sum / n;
+    }
+
     /** Warms up the measurement (ThreadMXBean, the stack walker) on the calling thread. */
     public static void warmUp() {
         for (int i = 0; i < 50; i++) {
