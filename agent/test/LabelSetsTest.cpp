@@ -105,6 +105,8 @@ TEST(LabelSets, HistoryStartedInAScopeKeepsThatScopeBeforeTheFirstChange) {
   uint64_t inB = monotonicNs();
   EXPECT_EQ(b, sets.idAt(404, inB));
   EXPECT_EQ(LabelSets::kNone, sets.idAt(404, sampled));
+  sets.prune();  // no thread is in /a any more, but a sample from its time may still be read
+  EXPECT_EQ((LabelPairs{{"endpoint", "/a"}}), sets.pairs(a));
   sets.forget(403);
   sets.forget(404);
 }

@@ -158,8 +158,12 @@ void LabelSets::prune() {
       h = history_.erase(h);
       continue;
     }
-    for (const Change& c : h->second.changes) {
-      if (c.timeNs + kHistoryNs >= now) inUse.insert(c.id);
+    // A set is needed while samples from its time may come: until the change that ended it, and
+    // kHistoryNs beyond (a history's first entry may be from before it started, at time 0).
+    const std::deque<Change>& changes = h->second.changes;
+    for (size_t i = 0; i < changes.size(); i++) {
+      uint64_t endedNs = i + 1 < changes.size() ? changes[i + 1].timeNs : now;
+      if (endedNs + kHistoryNs >= now) inUse.insert(changes[i].id);
     }
     ++h;
   }
