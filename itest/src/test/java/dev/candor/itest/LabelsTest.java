@@ -81,16 +81,15 @@ class LabelsTest {
 
         // split=label:endpoint: the [endpoint=...] roots split the profile as the workload did
         CollapsedProfile p = Profiles.collapsed(collapsedFile, run);
-        long underA = p.count(s -> s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_A));
-        long underB = p.count(s -> s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_B));
-        long unlabelledA = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]") && s.leaf().equals(Hot.METHOD_A));
-        long misfiled = p.count(s -> (s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_B))
-                || (s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_A)));
         // The pool's slices run only inside a scope: none of them may go unlabelled. While the API looked for
         // the agent on one thread, the other threads' first scopes did (15-20 samples); percpu's settlement
         // at a thread's end put its [kernel_unsampled] ticks under the labels of that moment (none: 9-21).
-        long unlabelledSlices = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]")
-                && s.frames().contains("dev.candor.itest.workload.Labelled.slice"));
+        EndpointCounts counted = EndpointCounts.of(p);
+        long underA = counted.underA();
+        long underB = counted.underB();
+        long misfiled = counted.misfiled();
+        long unlabelledSlices = counted.unlabelledSlices();
+        long unlabelledA = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]") && s.leaf().equals(Hot.METHOD_A));
         long sum = underA + underB + unlabelledA;
         double shareA = (double) underA / sum, shareB = (double) underB / sum, sharePlain = (double) unlabelledA / sum;
         double total = a + b + plain;
@@ -267,31 +266,44 @@ class LabelsTest {
             Jvm.Result run = started.await(Duration.ofSeconds(120));
             assertEquals(0, run.exitCode(), run.describe());
         }
-        long[][] counts = new long[2][];
-        for (int i = 0; i < sessions.length; i++) {
-            CollapsedProfile p = CollapsedProfile.parse(java.nio.file.Files.readString(sessions[i]));
-            String slice = "dev.candor.itest.workload.Labelled.slice";
-            long a = p.count(s -> s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_A));
-            long b = p.count(s -> s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_B));
-            long misfiled = p.count(s -> (s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_B))
-                    || (s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_A)));
-            long unlabelled = p.count(s -> s.frames().get(0).equals("[endpoint=(none)]") && s.frames().contains(slice));
-            counts[i] = new long[] {a, b, misfiled, unlabelled};
-        }
+        EndpointCounts first = EndpointCounts.of(CollapsedProfile.parse(java.nio.file.Files.readString(sessions[0])));
+        EndpointCounts then = EndpointCounts.of(CollapsedProfile.parse(java.nio.file.Files.readString(sessions[1])));
         Figures.line(String.format("%s: first session (from attach): /a %d, /b %d, misfiled %d, pool samples unlabelled %d;"
-                        + " second: /a %d, /b %d, misfiled %d, unlabelled %d", name, counts[0][0], counts[0][1],
-                counts[0][2], counts[0][3], counts[1][0], counts[1][1], counts[1][2], counts[1][3]));
-        long firstPool = counts[0][0] + counts[0][1] + counts[0][3];
-        assertTrue(counts[0][0] + counts[0][1] >= firstPool / 3, name + ": the first session's scopes stayed unlabelled "
-                + "past the API's next look for an agent: " + List.of(counts[0][0], counts[0][1], counts[0][3]));
-        long second = counts[1][0] + counts[1][1];
+                        + " second: /a %d, /b %d, misfiled %d, unlabelled %d", name, first.underA(), first.underB(),
+                first.misfiled(), first.unlabelledSlices(), then.underA(), then.underB(), then.misfiled(),
+                then.unlabelledSlices()));
+        long firstPool = first.labelled() + first.unlabelledSlices();
+        assertTrue(first.labelled() >= firstPool / 3, name + ": the first session's scopes stayed unlabelled past the "
+                + "API's next look for an agent: " + first);
+        long second = then.labelled();
         assertTrue(second >= 1000, name + ": too few labelled samples in the second session: " + second);
         // Scopes in flight as the second session starts were opened before it: the session's label history
         // starts empty, and their samples once fell under no label until the thread's next scope (2 a run).
-        assertEquals(0, counts[1][3], name + ": pool samples without a label after the API found the agent");
-        assertTrue(counts[0][2] + counts[1][2] <= 0.01 * (firstPool + second), name + ": samples under the other endpoint");
+        assertEquals(0, then.unlabelledSlices(), name + ": pool samples without a label after the API found the agent");
+        assertTrue(first.misfiled() + then.misfiled() <= 0.01 * (firstPool + second), name
+                + ": samples under the other endpoint");
         // 7 requests of A for every 3 of B, each 3 ms of CPU
-        assertEquals(0.7, (double) counts[1][0] / second, 0.06, name + ": share of /a among the labelled samples");
+        assertEquals(0.7, (double) then.underA() / second, 0.06, name + ": share of /a among the labelled samples");
+    }
+
+    /**
+     * A split=label:endpoint profile of {@link Labelled}: methodA under /a, methodB under /b, either under the
+     * other's label, and samples of the pool's slices under no label.
+     */
+    record EndpointCounts(long underA, long underB, long misfiled, long unlabelledSlices) {
+        static EndpointCounts of(CollapsedProfile p) {
+            return new EndpointCounts(
+                    p.count(s -> s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_A)),
+                    p.count(s -> s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_B)),
+                    p.count(s -> (s.frames().get(0).equals("[endpoint=/a]") && s.leaf().equals(Hot.METHOD_B))
+                            || (s.frames().get(0).equals("[endpoint=/b]") && s.leaf().equals(Hot.METHOD_A))),
+                    p.count(s -> s.frames().get(0).equals("[endpoint=(none)]")
+                            && s.frames().contains("dev.candor.itest.workload.Labelled.slice")));
+        }
+
+        long labelled() {
+            return underA + underB;
+        }
     }
 
     static long labelStat(Path statsFile, String key) throws java.io.IOException {

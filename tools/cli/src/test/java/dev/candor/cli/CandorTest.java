@@ -3,7 +3,9 @@ package dev.candor.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -42,9 +44,9 @@ class CandorTest {
      */
     @Test
     void everyHelpRendersWithoutPicocliWarnings() {
-        java.io.PrintStream saved = System.err;
-        java.io.ByteArrayOutputStream stderr = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(stderr, true));
+        PrintStream saved = System.err;
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(stderr, true));
         try {
             for (String command : List.of("record", "attach", "list", "report", "compare", "merge")) {
                 assertEquals(0, run(command, "--help"), command + ": " + err);
